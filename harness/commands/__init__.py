@@ -1,0 +1,1 @@
+"""Subcommands of ``hopbench``; one module per command (see harness/cli.py)."""

@@ -1,0 +1,54 @@
+"""Helpers shared by several subcommands."""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+from harness.errors import HopbenchError
+
+
+def parse_assignments(items: list[str] | None, what: str = "--param") -> dict[str, str]:
+    """``["k=v", ...]`` -> ``{"k": "v"}``; values stay strings for the solver to convert."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise HopbenchError(f"{what} {item!r} is malformed; write NAME=VALUE, e.g. {what} t=10")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise HopbenchError(f"time limit must be a number of seconds, got {text!r}") from None
+    if not value > 0 or math.isinf(value):
+        raise HopbenchError(f"time limit must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def jsonable(value: Any) -> Any:
+    """Replace non-finite floats by None so the output is strict JSON."""
+    if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
+        return None
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def print_json(doc: Any) -> None:
+    json.dump(jsonable(doc), sys.stdout, indent=2, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def fmt_number(x: float, digits: int = 6) -> str:
+    if isinstance(x, float) and math.isinf(x):
+        return "inf"
+    if float(x).is_integer():
+        return str(int(x))
+    return f"{x:.{digits}f}"

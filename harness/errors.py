@@ -1,0 +1,14 @@
+"""Exception types.  Every user-facing error is a :class:`HopbenchError`.
+
+The CLI prints ``error: <message>`` on one line and exits with code 2, so a
+message should say what is wrong *and* how to fix it.
+"""
+from __future__ import annotations
+
+
+class HopbenchError(ValueError):
+    """Bad input: a malformed spec, file or parameter, an impossible problem."""
+
+
+class InvalidSolution(HopbenchError):
+    """A solution that breaks a rule of its problem (the first violation is named)."""

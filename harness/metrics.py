@@ -1,0 +1,402 @@
+"""The distance engine: all-pairs hop distances, diameter, ASPL, incremental updates.
+
+Everything here is compiled with numba (``cache=True``) and works on whole
+arrays; no Python loop runs per vertex pair.
+
+* :func:`summary` / :func:`distance_matrix` run an all-sources bit-parallel
+  BFS: the sources are split into blocks of ``64 * words`` vertices, every
+  vertex keeps one bit per source of the block (packed in uint64 words), and
+  one BFS level is a single OR over the neighbours' frontier words.
+* :class:`DistanceState` keeps a dense distance matrix (uint8 when every
+  distance can stay below 255, else uint16) and a histogram of pair
+  distances, so that adding one edge, or scoring a whole batch of candidate
+  edges exactly (new total distance, unreachable pairs and diameter per
+  candidate), costs only the pairs the edge can shorten.
+
+Pruning used by the incremental kernels: a new edge x--y can only shorten the
+distance u->v along u..x-y..v when ``d(u,x) + 1 < d(u,y)`` (u at least two
+hops closer to x than to y) and ``d(v,y) + 1 < d(v,x)``.  Those two vertex
+sets are disjoint, and every improved unordered pair shows up exactly once in
+their product, so the histogram can be updated pair by pair.
+
+Conventions: distances are hop counts; ASPL is the mean over unordered pairs
+of distinct vertices; a disconnected graph has diameter and ASPL ``inf``.
+"""
+from __future__ import annotations
+
+from harness import _threading  # noqa: F401  (threading defaults before numba)
+
+import math
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from harness.bitops import popcount64, trailing_zeros64
+from harness.graph import Graph
+
+#: sources per bit-parallel block = 64 * WORDS; 8 words (512 sources) keeps the
+#: three per-block bit arrays in L2 for graphs of a few thousand vertices.
+WORDS = 8
+
+_BIG = 1 << 30  # an "infinite" distance in int arithmetic, far above any real one
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@nb.njit(cache=True, parallel=True)
+def _bitbfs(indptr, indices, n, words, out, inf, write):
+    """All-sources BFS by blocks of 64*words sources.
+
+    Returns per-block (sum of distances over reached ordered pairs, largest
+    finite distance, reached ordered pairs incl. (s, s)).  When ``write`` is
+    set, ``out[v, s]`` receives d(s, v) (``inf`` where unreachable); blocks
+    write disjoint column ranges, so the parallel loop is race-free.
+    """
+    per_block = 64 * words
+    nblocks = (n + per_block - 1) // per_block
+    totals = np.zeros(nblocks, np.int64)
+    diams = np.zeros(nblocks, np.int64)
+    reached = np.zeros(nblocks, np.int64)
+    for b in nb.prange(nblocks):
+        s0 = b * per_block
+        s1 = min(n, s0 + per_block)
+        ns = s1 - s0
+        w_count = (ns + 63) // 64
+        visited = np.zeros((n, w_count), np.uint64)
+        frontier = np.zeros((n, w_count), np.uint64)
+        nxt = np.zeros((n, w_count), np.uint64)
+        done = np.zeros(n, np.bool_)
+        acc = np.zeros(w_count, np.uint64)
+        if write:
+            for v in range(n):
+                for s in range(s0, s1):
+                    out[v, s] = inf
+        for s in range(s0, s1):
+            k = s - s0
+            bit = np.uint64(1) << np.uint64(k & 63)
+            visited[s, k >> 6] |= bit
+            frontier[s, k >> 6] |= bit
+            if write:
+                out[s, s] = 0
+        level = 0
+        total = 0
+        diam = 0
+        reach = ns
+        while True:
+            level += 1
+            count = 0
+            for v in range(n):
+                if done[v]:
+                    for w in range(w_count):
+                        nxt[v, w] = 0
+                    continue
+                for w in range(w_count):
+                    acc[w] = 0
+                for p in range(indptr[v], indptr[v + 1]):
+                    u = indices[p]
+                    for w in range(w_count):
+                        acc[w] |= frontier[u, w]
+                c = 0
+                seen = 0
+                for w in range(w_count):
+                    new = acc[w] & ~visited[v, w]
+                    nxt[v, w] = new
+                    visited[v, w] |= new
+                    c += popcount64(new)
+                    seen += popcount64(visited[v, w])
+                    if write:
+                        bits = new
+                        while bits:
+                            t = trailing_zeros64(bits)
+                            out[v, s0 + w * 64 + t] = level
+                            bits &= bits - np.uint64(1)
+                if seen == ns:
+                    done[v] = True
+                count += c
+            if count == 0:
+                break
+            total += level * count
+            diam = level
+            reach += count
+            frontier, nxt = nxt, frontier
+        totals[b] = total
+        diams[b] = diam
+        reached[b] = reach
+    return totals.sum(), diams.max() if nblocks else 0, reached.sum()
+
+
+@nb.njit(cache=True)
+def _bfs_single(indptr, indices, n, source):
+    dist = np.full(n, -1, np.int32)
+    queue = np.empty(n, np.int32)
+    dist[source] = 0
+    queue[0] = source
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for p in range(indptr[u], indptr[u + 1]):
+            v = indices[p]
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                queue[tail] = v
+                tail += 1
+    return dist
+
+
+@nb.njit(cache=True, parallel=True)
+def _pair_histogram(D, inf, infbin):
+    """Histogram of d(u, v) over unordered pairs u < v; unreachable pairs go to ``infbin``."""
+    n = D.shape[0]
+    rows = np.zeros((n, infbin + 1), np.int64)
+    for u in nb.prange(n):
+        for v in range(u + 1, n):
+            d = D[u, v]
+            if d == inf:
+                rows[u, infbin] += 1
+            else:
+                rows[u, d] += 1
+    return rows.sum(axis=0)
+
+
+@nb.njit(cache=True, inline="always")
+def _as_int(d, inf):
+    return _BIG if d == inf else np.int64(d)
+
+
+@nb.njit(cache=True)
+def _split_sides(D, x, y, inf, u_idx, u_dist, v_idx, v_dist):
+    """Fill the vertices two or more hops closer to x (with d(u,x)+1) and to y (with d(y,v))."""
+    n = D.shape[0]
+    nu = 0
+    nv = 0
+    for w in range(n):
+        dx = _as_int(D[x, w], inf)
+        dy = _as_int(D[y, w], inf)
+        if dx + 1 < dy:
+            u_idx[nu] = w
+            u_dist[nu] = dx + 1
+            nu += 1
+        elif dy + 1 < dx:
+            v_idx[nv] = w
+            v_dist[nv] = dy
+            nv += 1
+    return nu, nv
+
+
+@nb.njit(cache=True)
+def _apply_edge(D, x, y, inf, hist, infbin):
+    n = D.shape[0]
+    u_idx = np.empty(n, np.int64)
+    u_dist = np.empty(n, np.int64)
+    v_idx = np.empty(n, np.int64)
+    v_dist = np.empty(n, np.int64)
+    nu, nv = _split_sides(D, x, y, inf, u_idx, u_dist, v_idx, v_dist)
+    for i in range(nu):
+        u = u_idx[i]
+        a = u_dist[i]
+        for j in range(nv):
+            v = v_idx[j]
+            nd = a + v_dist[j]
+            old = _as_int(D[u, v], inf)
+            if nd < old:
+                hist[infbin if old == _BIG else old] -= 1
+                hist[nd] += 1
+                D[u, v] = nd
+                D[v, u] = nd
+
+
+@nb.njit(cache=True, parallel=True)
+def _score_edges(D, xs, ys, inf, hist, infbin, base_total, out_total, out_unreach, out_diam):
+    n = D.shape[0]
+    for c in nb.prange(xs.shape[0]):
+        u_idx = np.empty(n, np.int64)
+        u_dist = np.empty(n, np.int64)
+        v_idx = np.empty(n, np.int64)
+        v_dist = np.empty(n, np.int64)
+        dh = np.zeros(infbin + 1, np.int64)
+        nu, nv = _split_sides(D, xs[c], ys[c], inf, u_idx, u_dist, v_idx, v_dist)
+        for i in range(nu):
+            row = D[u_idx[i]]
+            a = u_dist[i]
+            for j in range(nv):
+                nd = a + v_dist[j]
+                old = _as_int(row[v_idx[j]], inf)
+                if nd < old:
+                    dh[infbin if old == _BIG else old] -= 1
+                    dh[nd] += 1
+        total = base_total
+        diam = 0
+        for k in range(infbin):
+            total += k * dh[k]
+            if hist[k] + dh[k] > 0:
+                diam = k
+        out_total[c] = total
+        out_unreach[c] = hist[infbin] + dh[infbin]
+        out_diam[c] = diam
+
+
+# --------------------------------------------------------------------------- full APSP
+
+
+@dataclass(frozen=True)
+class DistanceSummary:
+    """Diameter and ASPL of a graph, with the exact integer sums behind them."""
+
+    n: int
+    total: int  #: sum of finite distances over unordered pairs
+    unreachable_pairs: int  #: unordered pairs with no path
+    max_finite: int  #: the largest finite distance
+
+    @property
+    def connected(self) -> bool:
+        return self.unreachable_pairs == 0
+
+    @property
+    def diameter(self) -> float:
+        return float(self.max_finite) if self.connected else math.inf
+
+    @property
+    def aspl(self) -> float:
+        pairs = self.n * (self.n - 1) // 2
+        if not self.connected:
+            return math.inf
+        return self.total / pairs if pairs else 0.0
+
+
+def _csr(g: Graph) -> tuple[np.ndarray, np.ndarray]:
+    return g.csr
+
+
+def summary(g: Graph, *, words: int = WORDS) -> DistanceSummary:
+    """Diameter, ASPL and the sums behind them, by bit-parallel BFS (no matrix kept)."""
+    indptr, indices = _csr(g)
+    dummy = np.zeros((1, 1), np.uint8)
+    total, diam, reached = _bitbfs(indptr, indices, g.n, words, dummy, 0, False)
+    unreachable_ordered = g.n * g.n - int(reached)
+    return DistanceSummary(n=g.n, total=int(total) // 2, unreachable_pairs=unreachable_ordered // 2,
+                           max_finite=int(diam))
+
+
+def diameter(g: Graph) -> float:
+    return summary(g).diameter
+
+
+def aspl(g: Graph) -> float:
+    return summary(g).aspl
+
+
+def distance_dtype(max_distance: int) -> type:
+    """uint8 when every distance (and the 255 'unreachable' sentinel) fits, else uint16."""
+    if max_distance < 255:
+        return np.uint8
+    if max_distance < 65535:
+        return np.uint16
+    raise ValueError(f"distances up to {max_distance} do not fit in uint16")
+
+
+def distance_matrix(g: Graph, *, dtype: type | None = None, words: int = WORDS) -> np.ndarray:
+    """Dense ``n x n`` hop-distance matrix; unreachable pairs hold ``np.iinfo(dtype).max``.
+
+    Without ``dtype`` the narrowest type that fits the graph's diameter is used.
+    """
+    if dtype is None:
+        s = summary(g, words=words)
+        dtype = distance_dtype(s.max_finite)
+    out = np.empty((g.n, g.n), dtype=dtype)
+    indptr, indices = _csr(g)
+    _bitbfs(indptr, indices, g.n, words, out, np.iinfo(dtype).max, True)
+    return out
+
+
+def bfs_distances(g: Graph, source: int) -> np.ndarray:
+    """Hop distances from one source (int32, -1 where unreachable)."""
+    indptr, indices = _csr(g)
+    return _bfs_single(indptr, indices, g.n, int(source))
+
+
+# --------------------------------------------------------------------------- incremental
+
+
+@dataclass(frozen=True)
+class CandidateScores:
+    """Exact metrics of the graph after adding each candidate edge alone."""
+
+    total: np.ndarray  #: int64, sum of finite distances over unordered pairs
+    unreachable: np.ndarray  #: int64, unordered pairs still without a path
+    diameter: np.ndarray  #: int64, largest finite distance
+    n: int
+
+    def aspl(self) -> np.ndarray:
+        pairs = self.n * (self.n - 1) // 2
+        out = self.total / max(pairs, 1)
+        return np.where(self.unreachable > 0, np.inf, out)
+
+
+class DistanceState:
+    """A distance matrix kept exact while edges are added one at a time.
+
+    ``hist[k]`` counts unordered pairs at distance k; the last bin counts
+    unreachable pairs.  The matrix dtype is chosen so that no distance the
+    graph can ever reach by adding edges overflows: its current diameter if
+    it is connected, else n - 1.
+    """
+
+    def __init__(self, D: np.ndarray, hist: np.ndarray) -> None:
+        self.D = D
+        self.inf = int(np.iinfo(D.dtype).max)
+        self.hist = hist
+        self.infbin = hist.shape[0] - 1
+        self.total = int(np.dot(np.arange(self.infbin, dtype=np.int64), hist[:-1]))
+
+    @classmethod
+    def from_graph(cls, g: Graph) -> "DistanceState":
+        s = summary(g)
+        bound = s.max_finite if s.connected else g.n - 1
+        D = distance_matrix(g, dtype=distance_dtype(bound))
+        infbin = bound + 1
+        hist = _pair_histogram(D, np.iinfo(D.dtype).max, infbin)
+        return cls(D, hist)
+
+    @property
+    def n(self) -> int:
+        return self.D.shape[0]
+
+    @property
+    def unreachable(self) -> int:
+        return int(self.hist[-1])
+
+    @property
+    def diameter(self) -> float:
+        if self.unreachable:
+            return math.inf
+        nz = np.flatnonzero(self.hist[:-1])
+        return float(nz[-1]) if nz.size else 0.0
+
+    @property
+    def aspl(self) -> float:
+        pairs = self.n * (self.n - 1) // 2
+        if self.unreachable:
+            return math.inf
+        return self.total / pairs if pairs else 0.0
+
+    def add_edge(self, x: int, y: int) -> None:
+        """Add edge x--y: update the matrix and the histogram in place."""
+        _apply_edge(self.D, int(x), int(y), self.inf, self.hist, self.infbin)
+        self.total = int(np.dot(np.arange(self.infbin, dtype=np.int64), self.hist[:-1]))
+
+    def score(self, xs: np.ndarray, ys: np.ndarray) -> CandidateScores:
+        """Exact (total, unreachable, diameter) after adding each edge xs[i]--ys[i] alone."""
+        xs = np.ascontiguousarray(xs, dtype=np.int64)
+        ys = np.ascontiguousarray(ys, dtype=np.int64)
+        k = xs.shape[0]
+        total = np.empty(k, np.int64)
+        unreach = np.empty(k, np.int64)
+        diam = np.empty(k, np.int64)
+        _score_edges(self.D, xs, ys, self.inf, self.hist, self.infbin, self.total, total, unreach, diam)
+        return CandidateScores(total=total, unreachable=unreach, diameter=diam, n=self.n)
+
+    def copy(self) -> "DistanceState":
+        return DistanceState(self.D.copy(), self.hist.copy())
