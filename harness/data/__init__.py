@@ -1,0 +1,1 @@
+"""Data files shipped with hopbench (published reference tables, with their sources inside)."""
