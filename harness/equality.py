@@ -40,7 +40,7 @@ from typing import Any, Iterable, Sequence
 import numba as nb
 import numpy as np
 
-from harness.bitops import popcount64
+from harness.bitops import popcount64, trailing_zeros64
 from harness.errors import HopbenchError
 from harness.graph import Graph
 
@@ -339,7 +339,7 @@ def moore_ratio(n: int, k: int, d: int) -> float:
 
 
 @nb.njit(cache=True)
-def _bfs_levels(m, shifts_a, shifts_b, levels, scratch):
+def _bfs_levels(m, shifts_a, shifts_b, levels, scratch, dist=np.empty(0, np.int64)):
     """BFS from router 0 on the even/odd bitsets; fills ``levels`` and returns (total, diameter).
 
     Router 2x is bit x of the even set, router 2x+1 bit x of the odd set (m = N/2
@@ -348,7 +348,8 @@ def _bfs_levels(m, shifts_a, shifts_b, levels, scratch):
     ``shifts_b`` holds +-s/2 (mod m) for the even values.  A rotation by t is a
     window read at bit offset m - t of the frontier written twice in a row
     (``de``/``do``).  ``diameter`` is -1 when some router is unreachable.
-    ``scratch`` is an (8, 2*words+2) uint64 work array.
+    ``scratch`` is an (8, 2*words+2) uint64 work array.  When ``dist`` has N
+    entries it receives d(0, j) for every router j (unreached ones keep their value).
     """
     words = (m + 63) >> 6
     r = m & 63
@@ -431,6 +432,17 @@ def _bfs_levels(m, shifts_a, shifts_b, levels, scratch):
             fe[w] = a; fo[w] = b2
             ve[w] |= a; vo[w] |= b2
             count += np.int64(popcount64(a)) + np.int64(popcount64(b2))
+            if dist.shape[0]:
+                bits = a
+                while bits:
+                    t = np.int64(trailing_zeros64(bits))
+                    dist[2 * (64 * w + t)] = level
+                    bits &= bits - np.uint64(1)
+                bits = b2
+                while bits:
+                    t = np.int64(trailing_zeros64(bits))
+                    dist[2 * (64 * w + t) + 1] = level
+                    bits &= bits - np.uint64(1)
         if count == 0:
             return total, -1
         levels[level] = count
@@ -493,6 +505,15 @@ def _bfs_reference(n, odd_values, even_values):
                     dist[v] = dist[u] + 1
                     queue[tail] = v
                     tail += 1
+    return dist
+
+
+def distances(n: int, odd_values: Sequence[int] | np.ndarray, even_values: Sequence[int] | np.ndarray) -> np.ndarray:
+    """d(0, j) for every router j by the bit-parallel BFS (-1 where unreachable)."""
+    sa, sb = _shifts(n, np.asarray(odd_values, dtype=np.int64), np.asarray(even_values, dtype=np.int64))
+    dist = np.full(n, -1, dtype=np.int64)
+    dist[0] = 0
+    _bfs_levels(n // 2, sa, sb, np.zeros(n + 1, dtype=np.int64), scratch_buffers(n), dist)
     return dist
 
 

@@ -11,8 +11,8 @@ endpoints may spill into the next cabinet); inside a cabinet the routers sit at
 the top.  A cable is routed with Manhattan segments:
 
 * same cabinet: ``2 * 0.5 m`` (from each port to the cabinet side) plus the
-  vertical distance, so two adjacent modules are joined by 1.0445 m, the
-  paper's 104.45 cm;
+  vertical distance, so two adjacent modules are joined by 2 x 0.5 m +
+  44.45 mm (the paper's "104.45 cm");
 * different cabinets: ``0.5 m`` at each end, up from each module to the
   overhead pathway 1 m above the cabinet top, and the Manhattan distance
   between the cabinets (1 m per cabinet).

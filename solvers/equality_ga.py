@@ -134,15 +134,27 @@ class _Space:
             cost += 1
         return genes
 
-    def random_genome(self, even_share: float) -> set[int]:
+    def random_genome(self, even_share: float, progression: float = 0.0) -> set[int]:
+        """A random valid genome; with probability ``progression`` its even values form an
+        arithmetic progression step*1..step*c with step ~ (N/2)/c, the shape of the
+        paper's hand-picked S_B (E808: 70, 140, ..., 700 for N = 1400), which lets the
+        odd values cover every residue modulo the step."""
         genes: set[int] = set()
         if self.even:
-            # a random number of even values, up to about ``even_share`` of the ports
-            limit = int(self.ports * even_share) // 2
-            for _ in range(self.rng.randint(0, max(0, limit))):
-                v = self._random_new(genes, "even")
-                if v is not None and self.genome_cost(genes) + self.cost(v) <= self.ports:
-                    genes.add(v)
+            limit = max(0, int(self.ports * even_share) // 2)  # even values take 2 ports each
+            rng = self.rng
+            if limit and rng.random() < progression:
+                count = rng.randint(1, limit)
+                step = 2 * round(self.h / (count + rng.choice((0, 0, 1))) / 2)
+                for i in range(1, count + 1):
+                    v = step * i
+                    if 2 <= v <= self.h and self.genome_cost(genes) + self.cost(v) <= self.ports:
+                        genes.add(v)
+            else:
+                for _ in range(rng.randint(0, limit)):
+                    v = self._random_new(genes, "even")
+                    if v is not None and self.genome_cost(genes) + self.cost(v) <= self.ports:
+                        genes.add(v)
         return self.fill(genes)
 
     def crossover(self, a: list[int], b: list[int]) -> set[int]:
@@ -171,7 +183,11 @@ class _Space:
             return w if 3 <= w <= self.n - 3 else None
         return w if 2 <= w < self.h else None
 
-    def mutate(self, genes: list[int], indpb: float) -> set[int]:
+    def mutate(self, genes: list[int], indpb: float, directed: float = 0.0) -> set[int]:
+        if directed and self.rng.random() < directed:
+            moved = self.directed(genes)
+            if moved is not None:
+                return moved
         out = set(genes)
         rand = self.rng.random
         hit = [v for v in genes if rand() < indpb] or ([genes[int(rand() * len(genes))]] if genes else [])
@@ -193,6 +209,55 @@ class _Space:
         # repair: drop even values if a move overshot, then fill with odd ones
         while self.genome_cost(out) > self.ports:
             out.discard(max((v for v in out if v % 2 == 0), default=None) or max(out))
+        return self.fill(out)
+
+    def directed(self, genes: list[int]) -> set[int] | None:
+        """Bring one farthest router closer: for a router j at the diameter D and a router x
+        at distance D-2, put in the link value joining x to j (replacing a random value of
+        the same cost), so that j is reached in D-1 hops.  None when no such move applies."""
+        n, rand = self.n, self.rng.random
+        odd = [1, n - 1] + [v for v in genes if v & 1]
+        even = list(self.fixed_b or ()) + [v for v in genes if not v & 1]
+        dist = eq.distances(n, odd, even)
+        top = int(dist.max())
+        if top < 2 or (dist < 0).any():
+            return None
+        far = np.flatnonzero(dist == top)
+        j = int(far[int(rand() * far.size)])
+        near = np.flatnonzero(dist == top - 2)
+        out = set(genes)
+        opposite = near[(near & 1) != (j & 1)]
+        same = near[(near & 1) == (j & 1)] if self.even else near[:0]
+        if opposite.size and (not same.size or rand() < 0.7):
+            x = int(opposite[int(rand() * opposite.size)])
+            v = (j - x) % n if x % 2 == 0 else (x - j) % n  # even x links x + v, odd x links x - v
+            olds = [g for g in genes if g & 1]
+            if v in (1, n - 1) or v in out or not olds:
+                return None
+            out.discard(olds[int(rand() * len(olds))])
+            out.add(v)
+        elif same.size:
+            x = int(same[int(rand() * same.size)])
+            v = (j - x) % n
+            v = min(v, n - v)
+            if v == 0 or v in out or self.cost(v) > self.ports:
+                return None
+            evens = [g for g in genes if not g & 1]
+            if v != self.h and evens:
+                out.discard(evens[int(rand() * len(evens))])
+            else:
+                olds = [g for g in genes if g & 1]
+                for _ in range(self.cost(v)):
+                    if olds:
+                        out.discard(olds.pop(int(rand() * len(olds))))
+            out.add(v)
+        else:
+            return None
+        while self.genome_cost(out) > self.ports:
+            others = [g for g in out if g != v]
+            if not others:
+                return None
+            out.discard(max((g for g in others if g % 2 == 0), default=None) or max(others))
         return self.fill(out)
 
     def _recompose(self, out: set[int], v: int) -> None:
@@ -228,10 +293,14 @@ class EqualityGA(Solver):
         "mutpb": Param(0.6, "probability that a child is mutated", low=0.1, high=1.0, minimum=0.0, maximum=1.0),
         "indpb": Param(0.05, "per-value mutation probability (at least one value moves)", low=0.01, high=0.3,
                        log=True, minimum=0.0, maximum=1.0),
+        "directed": Param(0.2, "share of mutations that re-link a farthest router (see _Space.directed)",
+                          low=0.0, high=0.8, minimum=0.0, maximum=1.0),
         "tournament": Param(3, "tournament size", low=2, high=8, minimum=1),
         "elite": Param(2, "best individuals copied unchanged to the next generation", tunable=False, minimum=0),
-        "even_share": Param(0.3, "largest share of the ports the initial even values (S_B) may take",
+        "even_share": Param(0.4, "largest share of the ports the initial even values (S_B) may take",
                             low=0.0, high=0.6, minimum=0.0, maximum=1.0),
+        "progression": Param(0.5, "share of the initial population whose bhops form an arithmetic progression",
+                             low=0.0, high=1.0, minimum=0.0, maximum=1.0),
         "fixed_b": Param("", "comma-separated bhops to keep fixed, e.g. 200,410,614,824 (empty: evolve S_B)",
                          tunable=False),
         "start": Param("", "seed the population with a published network (e.g. E361) or a detailed notation",
@@ -293,7 +362,7 @@ class EqualityGA(Solver):
         toolbox = base.Toolbox()
         toolbox.register("individual", lambda genes: creator.EqualityIndividual(sorted(genes)))
         toolbox.register("mate", space.crossover)
-        toolbox.register("mutate", space.mutate, indpb=cfg["indpb"])
+        toolbox.register("mutate", space.mutate, indpb=cfg["indpb"], directed=cfg["directed"])
         hof = tools.HallOfFame(1)
 
         objective = problem.objective
@@ -324,7 +393,7 @@ class EqualityGA(Solver):
                 diam = np.empty(len(keys), dtype=np.int64)
                 _evaluate_batch(n, values, lengths, fixed_arr, total, diam)
                 report.count(len(keys))
-                if len(cache) > 2_000_000:  # bound memory on very long runs
+                if len(cache) > 300_000:  # bound memory on long runs (a key is a tuple of K ints)
                     cache.clear()
                 for key, t, d in zip(keys, total.tolist(), diam.tolist()):
                     cache[key] = math.inf if d < 0 else objective_value(objective, float(d), t / (n - 1))
@@ -371,7 +440,7 @@ class EqualityGA(Solver):
         first = max(1, min(size, remaining()))
         pop = pop[:first]
         while len(pop) < first:
-            pop.append(toolbox.individual(space.random_genome(cfg["even_share"])))
+            pop.append(toolbox.individual(space.random_genome(cfg["even_share"], cfg["progression"])))
         evaluate(pop)
 
         target = cfg["target"]
