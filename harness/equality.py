@@ -46,7 +46,8 @@ from harness.graph import Graph
 
 __all__ = [
     "EqualityConfig", "EqualityNetwork", "EqualityMetrics", "parse", "parse_config", "radix",
-    "check_problem", "moore_bound", "moore_ratio", "evaluate_links", "semicircle_cuts",
+    "check_problem", "moore_bound", "moore_ratio", "evaluate_links", "distances", "semicircle_cuts",
+    "bisection_ratio", "published_networks", "published", "published_network", "reproduce_published",
 ]
 
 
@@ -452,6 +453,7 @@ def _bfs_levels(m, shifts_a, shifts_b, levels, scratch, dist=np.empty(0, np.int6
 
 
 def _shifts(n: int, odd_values: np.ndarray, even_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bit rotations of :func:`_bfs_levels` for odd values (s-1)/2 and even values +-s/2 (mod N/2)."""
     m = n // 2
     sa = ((np.asarray(odd_values, dtype=np.int64) - 1) // 2) % m
     ev = np.asarray(even_values, dtype=np.int64) // 2

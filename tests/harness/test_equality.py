@@ -138,6 +138,7 @@ def test_bitset_edges_around_word_boundaries(n):
         d0 = bfs_distances(net.graph(), 0)
         ref = eq.reference_distances(net)
         assert np.array_equal(d0, ref)
+        assert np.array_equal(eq.distances(n, net.odd_values, net.bhops), ref)
         if (d0 >= 0).all():
             assert m.diameter == d0.max() and m.total == d0.sum()
             assert list(m.levels) == np.bincount(d0).tolist()
