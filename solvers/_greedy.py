@@ -1,0 +1,59 @@
+"""Plumbing shared by the constructive shortcut solvers (EdgeCut, VRS, random matchings).
+
+Not a solver module (the leading underscore keeps it out of the registry scan):
+it holds the three things those solvers do identically, so they cannot drift
+apart — which problems they accept, how the objective of a distance state is
+read, and how improvements reach the reporter as a monotone trace.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from harness.budget import Reporter
+from harness.metrics import DistanceState
+from harness.problem import objective_value
+
+
+def skip_reason(problem: Any) -> str:
+    """Why a constructive solver cannot take ``problem`` ('' when it can).
+
+    These solvers add arbitrary shortcuts, so a problem restricted to a
+    solution family (e.g. Equality link sets) is not theirs to solve.
+    """
+    family = getattr(problem, "family", None)
+    if family is not None:
+        return f"it adds arbitrary shortcuts and cannot respect the {family!r} solution family"
+    return ""
+
+
+def state_objective(state: DistanceState, objective: str) -> float:
+    """The problem's objective for the graph a distance state describes."""
+    return objective_value(objective, state.diameter, state.aspl)
+
+
+class Progress:
+    """Forwards a run's objective to the reporter only when it strictly improves.
+
+    The runner's anytime trace must never get worse; a constructive solver's
+    objective can stall (e.g. the diameter over several additions), so every
+    value goes through :meth:`offer` and only new bests are reported.
+    """
+
+    def __init__(self, report: Reporter) -> None:
+        self.report = report
+        self.best = math.inf
+
+    def offer(self, value: float, **info: Any) -> bool:
+        """Report ``value`` if it beats every value reported so far; True when it did."""
+        if value < self.best:
+            self.best = value
+            self.report(value, **info)
+            return True
+        return False
+
+    def close(self, value: float, **info: Any) -> None:
+        """Make sure the trace has a point (a run that never found a finite value reports it once)."""
+        if not self.report.trace:
+            self.report(value, **info)
+            self.best = min(self.best, value)
