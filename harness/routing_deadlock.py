@@ -1,0 +1,87 @@
+"""Deadlock freedom of a routing table: its channel dependency graph (CDG).
+
+A route that leaves channel c1 for channel c2 makes c2 a dependency of c1; the
+table's CDG holds one edge per such consecutive pair of any route (Dally and
+Seitz).  Angara uses the bubble flow-control rule inside every ring, so a
+cycle made only of *same-direction* steps (a packet going round one ring) is
+not a deadlock; every other cycle is.  The check is therefore:
+
+    no cycle of the CDG contains a turn (an edge between channels of
+    different directions),
+
+equivalently: no turn edge has both ends in one strongly connected component.
+This is the condition Theorem 2 of seed 003 maintains for the routing graph,
+so every table routed in the (extended) routing graph passes it; tables built
+by other means (``rules = "minimal"``) may not.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+
+def dependency_edges(channels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Distinct ``(c1, c2)`` pairs of consecutive channels over all routes.
+
+    ``channels[offsets[r]:offsets[r+1]]`` are route r's channels.
+    """
+    channels = np.asarray(channels, dtype=np.int64)
+    if channels.size < 2:
+        return np.empty((0, 2), dtype=np.int64)
+    # position i+1 continues the route of position i unless a route starts at i+1
+    starts = np.zeros(channels.size + 1, dtype=bool)
+    starts[np.asarray(offsets, dtype=np.int64)] = True
+    mask = ~starts[1:channels.size]
+    pairs = np.stack([channels[:-1][mask], channels[1:][mask]], axis=1)
+    if not len(pairs):
+        return pairs
+    key = np.unique(pairs[:, 0] * (int(channels.max()) + 1) + pairs[:, 1])
+    width = int(channels.max()) + 1
+    return np.stack([key // width, key % width], axis=1)
+
+
+def turn_cycle(edges: np.ndarray, num_slots: int, ndir: int) -> list[int] | None:
+    """A CDG cycle through a turn, as a channel list, or None when there is none.
+
+    ``edges`` are ``(c1, c2)`` channel pairs; a channel's direction is
+    ``c % ndir``.  Same-direction cycles (rings, left to the bubble rule) are
+    allowed.
+    """
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    if not len(edges):
+        return None
+    graph = coo_matrix((np.ones(len(edges), dtype=np.int8), (edges[:, 0], edges[:, 1])),
+                       shape=(num_slots, num_slots)).tocsr()
+    _, comp = connected_components(graph, directed=True, connection="strong")
+    turn = (edges[:, 0] % ndir) != (edges[:, 1] % ndir)
+    bad = np.flatnonzero(turn & (comp[edges[:, 0]] == comp[edges[:, 1]]))
+    if not len(bad):
+        return None
+    c1, c2 = (int(x) for x in edges[bad[0]])
+    # shortest path c2 ~> c1 inside the component closes the cycle c1 -> c2 ~> c1
+    indptr, indices = graph.indptr, graph.indices
+    parent = {c2: -1}
+    queue = deque([c2])
+    while queue:
+        u = queue.popleft()
+        if u == c1:
+            break
+        for v in indices[indptr[u]:indptr[u + 1]].tolist():
+            if v not in parent and comp[v] == comp[c1]:
+                parent[v] = u
+                queue.append(v)
+    path = [c1]
+    u = c1
+    while u != c2:
+        u = parent[u]
+        path.append(u)
+    path.reverse()  # c2 ... c1
+    return [c1] + path
+
+
+def table_turn_cycle(channels: np.ndarray, offsets: np.ndarray, num_slots: int, ndir: int) -> list[int] | None:
+    """The deadlock check of a whole table (see the module docstring)."""
+    return turn_cycle(dependency_edges(channels, offsets), num_slots, ndir)
