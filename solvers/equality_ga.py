@@ -40,6 +40,9 @@ from harness.problem import ShortcutProblem, Solution, objective_value
 from solvers import register
 from solvers.base import Param, Solver
 
+#: fitness cache entries kept at most (a key is a tuple of about K ints)
+CACHE_LIMIT = 300_000
+
 # DEAP's classes are created once per process (creator is a global registry).
 if not hasattr(creator, "EqualityFitness"):
     creator.create("EqualityFitness", base.Fitness, weights=(-1.0,))
@@ -331,12 +334,7 @@ class EqualityGA(Solver):
         text = self.config["start"].strip()
         if not text:
             return None
-        if text[:1].lower() == "e" and text[1:].isdigit():
-            row = eq.published(text)
-            t = row["table3"]
-            net = eq.EqualityNetwork(t["N"], t["ahops"], t["bhops"], k=t["K"])
-        else:
-            net = eq.parse(text)
+        net = eq.parse(text)  # a notation or a published id such as E361
         if net.n != n or net.k != k:
             raise HopbenchError(f"start network {text} has N={net.n}, K={net.k} but the problem has N={n}, K={k}")
         return net
@@ -393,8 +391,11 @@ class EqualityGA(Solver):
                 diam = np.empty(len(keys), dtype=np.int64)
                 _evaluate_batch(n, values, lengths, fixed_arr, total, diam)
                 report.count(len(keys))
-                if len(cache) > 300_000:  # bound memory on long runs (a key is a tuple of K ints)
+                if len(cache) > CACHE_LIMIT:
+                    # bound memory on long runs, keeping the genomes still in use
+                    keep = {key: cache[key] for key in map(tuple, individuals) if key in cache}
                     cache.clear()
+                    cache.update(keep)
                 for key, t, d in zip(keys, total.tolist(), diam.tolist()):
                     cache[key] = math.inf if d < 0 else objective_value(objective, float(d), t / (n - 1))
             for ind in individuals:
@@ -431,6 +432,7 @@ class EqualityGA(Solver):
             # half of the population starts near the published network
             while len(pop) < size // 2:
                 pop.append(toolbox.individual(toolbox.mutate(list(pop[0]))))
+
         def remaining() -> int:
             # an evaluation budget is respected exactly: never breed more new
             # individuals than evaluations are left

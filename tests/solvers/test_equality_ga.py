@@ -177,3 +177,12 @@ def test_batch_kernel_matches_the_single_evaluator():
         m = eq.evaluate_links(130, [1, 129] + [v for v in g if v % 2], [v for v in g if v % 2 == 0])
         assert (m.total, m.diameter) == (t, d)
     del rng
+
+
+def test_fitness_cache_overflow_keeps_the_population(monkeypatch):
+    import solvers.equality_ga as ga
+
+    monkeypatch.setattr(ga, "CACHE_LIMIT", 30)
+    out = execute(solvers.create("equality-ga", generations=20, population=16), family_problem(80, 6), seed=0)
+    problem_value = out.solution.evaluation.objective
+    assert out.evaluations > 30 and math.isfinite(problem_value)
