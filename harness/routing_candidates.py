@@ -27,15 +27,17 @@ from harness.routing_graph import MAX_LIVE, RoutingGraph, _advance
 
 
 @nb.njit(cache=True)
-def _enumerate(nodes, sub_index, neighbor, dist, rules, fill, out_pair, out_off, out_dirs,
+def _enumerate(nodes, sub_index, neighbor, dist, rules, out_pair, out_off, out_dirs,
                n, n3, nxt, last, single, ext_fs, ext_ls):
     """DFS over minimal prefixes from every subset node; returns (routes, steps).
 
-    With ``fill`` the routes are written: ``out_pair[r]`` the pair index
-    ``si * (m - 1) + di - (di > si)``, ``out_dirs[out_off[r]:out_off[r+1]]``
-    the directions.  Routes of one source come in lexicographic direction
-    order.
+    Routes are written while they fit in the output arrays (and counted
+    beyond): ``out_pair[r]`` is the pair index ``si * (m - 1) + di - (di > si)``,
+    ``out_dirs[out_off[r]:out_off[r+1]]`` the directions.  Routes of one
+    source come in lexicographic direction order.
     """
+    cap_routes = out_pair.shape[0]
+    cap_steps = out_dirs.shape[0]
     m = nodes.shape[0]
     nd = 2 * n
     maxd = 0
@@ -82,14 +84,14 @@ def _enumerate(nodes, sub_index, neighbor, dist, rules, fill, out_pair, out_off,
             next_dir[depth] = 0
             di = sub_index[y]
             if di >= 0:
-                if fill:
+                if routes < cap_routes and steps + depth <= cap_steps:
                     out_pair[routes] = si * (m - 1) + di - (1 if di > si else 0)
                     out_off[routes] = steps
                     for t in range(depth):
                         out_dirs[steps + t] = path[t]
                 routes += 1
                 steps += depth
-    if fill:
+    if routes < out_off.shape[0]:
         out_off[routes] = steps
     return routes, steps
 
@@ -133,20 +135,27 @@ class CandidateRoutes:
         sub_index[nodes] = np.arange(m)
         dist = net.distance
         args = (net.neighbor, dist, rules)
-        empty = np.empty(0, np.int64)
-        total, steps = _enumerate(nodes, sub_index, *args, False, empty, empty, empty, *graph.tables)
-        pair = np.empty(total, np.int64)
-        off = np.empty(total + 1, np.int64)
-        dirs = np.empty(steps, np.int64)
-        _enumerate(nodes, sub_index, *args, True, pair, off, dirs, *graph.tables)
         P = m * (m - 1)
+        # one pass with a generous guess (pairs have ~1-3 minimal routes on Angara tori); a second,
+        # exactly sized pass only when the guess is too small
+        cap = 3 * P + 64
+        cap_steps = cap * max(1, int(dist.max()))
+        while True:
+            pair = np.empty(cap, np.int64)
+            off = np.empty(cap + 1, np.int64)
+            dirs = np.empty(cap_steps, np.int8)
+            total, steps = _enumerate(nodes, sub_index, *args, pair, off, dirs, *graph.tables)
+            if total <= cap and steps <= cap_steps:
+                break
+            cap, cap_steps = total, steps
+        pair, off, dirs = pair[:total], off[:total + 1], dirs[:steps]
         # group by pair (stable: keeps the lexicographic order within a pair)
         order = np.argsort(pair, kind="stable")
         lengths = np.diff(off)[order]
         new_off = np.zeros(total + 1, np.int64)
         np.cumsum(lengths, out=new_off[1:])
         gather = np.repeat(off[:-1][order] - new_off[:-1], lengths) + np.arange(steps)
-        self.dirs = dirs[gather].astype(np.int8)
+        self.dirs = dirs[gather]
         self.offsets = new_off
         self.counts = np.bincount(pair, minlength=P).astype(np.int64)
         self.pair_ptr = np.zeros(P + 1, np.int64)

@@ -90,6 +90,22 @@ def summary(path: Path) -> str:
                      f"{mean['angara-ga']:.1f} | {le('angara-sssp', 'angara-bfs'):.0%} | "
                      f"{le('angara-ga', 'angara-bfs'):.0%} | {imp('angara-sssp'):.1%} | {imp('angara-ga'):.1%} | "
                      f"{le('angara-sssp', 'angara-ga'):.0%} |")
+    # the paper's Fig. 5 view: tori grouped by how x compares with BFS, with the ratio of the
+    # group's total max load to BFS's
+    lines += ["", "| group | x | better than bfs: tori, total ratio | equal | worse: tori, total ratio |",
+              "|---|---|---|---|---|"]
+    for group in ("2D", "3D", "4D", "desmos"):
+        cells = [v for (g, _), v in by.items() if g == group and len(v) == len(SOLVERS)]
+        if not cells:
+            continue
+        for x in ("angara-sssp", "angara-ga"):
+            parts = []
+            for test in (lambda a, b: a < b, lambda a, b: a == b, lambda a, b: a > b):
+                sel = [c for c in cells if test(c[x]["max_load"], c["angara-bfs"]["max_load"])]
+                ratio = (sum(c[x]["max_load"] for c in sel) / sum(c["angara-bfs"]["max_load"] for c in sel)
+                         if sel else float("nan"))
+                parts.append(f"{len(sel)}, {ratio:.3f}")
+            lines.append(f"| {group} | {x} | {parts[0]} | {parts[1].split(',')[0]} | {parts[2]} |")
     return "\n".join(lines)
 
 
