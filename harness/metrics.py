@@ -41,8 +41,11 @@ WORDS = 8
 
 _BIG = 1 << 30  # an "infinite" distance in int arithmetic, far above any real one
 
-#: candidates sharing an endpoint from which tables beat one dense pass per candidate
-_TABLE_MIN = 4
+#: candidates sharing an endpoint from which its tables beat dense passes
+#: (measured on ring:256: a table costs about as much as 10 dense candidates)
+_TABLE_MIN = 12
+#: candidates scored per shared dense sweep over the matrix
+_BATCH_MAX = 32
 
 
 # --------------------------------------------------------------------------- kernels
@@ -211,23 +214,13 @@ def _apply_edge(D, x, y, inf, hist, infbin):
                 D[v, u] = nd
 
 
-@nb.njit(cache=True, parallel=True)
-def _apply_edge_rows(D, x, y, hist, chunks):
-    """:func:`_apply_edge` for a connected graph, row by row and in parallel.
-
-    Rows on x's side get D[u, :] = min(D[u, :], D[u,x] + 1 + D[y, :]), rows on
-    y's side the mirror image; other entries cannot change.  Contiguous row
-    passes replace the column-strided writes of the pairwise loop, which
-    dominate on graphs of a few thousand vertices.  Each shortened unordered
-    pair is counted once in the histogram, from the x-side row.
-    """
+@nb.njit(cache=True)
+def _edge_sides(D, x, y, rx, ry, rows):
+    """Copy rows x and y into rx, ry; list x-side rows then y-side rows; return (count, x-side count)."""
     n = D.shape[0]
-    rx = np.empty(n, np.int32)
-    ry = np.empty(n, np.int32)
     for w in range(n):
         rx[w] = D[x, w]
         ry[w] = D[y, w]
-    rows = np.empty(n, np.int64)
     cnt = 0
     for w in range(n):
         if rx[w] + 1 < ry[w]:
@@ -238,31 +231,66 @@ def _apply_edge_rows(D, x, y, hist, chunks):
         if ry[w] + 1 < rx[w]:
             rows[cnt] = w
             cnt += 1
+    return cnt, nu
+
+
+@nb.njit(cache=True)
+def _relax_rows(D, rows, nu, lo, hi, rx, ry, dh):
+    """Rows ``rows[lo:hi]``: x-side rows take paths through x--y (counted in ``dh``), y-side rows the mirror."""
+    n = D.shape[0]
+    for i in range(lo, hi):
+        w = rows[i]
+        row = D[w]
+        if i < nu:
+            a = rx[w] + 1
+            for v in range(n):
+                nd = a + ry[v]
+                old = np.int32(row[v])
+                if nd < old:
+                    dh[old] -= 1
+                    dh[nd] += 1
+                    row[v] = nd
+        else:
+            a = ry[w] + 1
+            for v in range(n):
+                nd = a + rx[v]
+                if nd < np.int32(row[v]):
+                    row[v] = nd
+
+
+@nb.njit(cache=True, parallel=True)
+def _apply_edge_rows(D, x, y, hist, chunks):
+    """:func:`_apply_edge` for a connected graph, row by row, ``chunks`` row blocks in parallel.
+
+    Rows on x's side get D[u, :] = min(D[u, :], D[u,x] + 1 + D[y, :]), rows on
+    y's side the mirror image; other entries cannot change.  Contiguous row
+    passes replace the column-strided writes of the pairwise loop, which
+    dominate on graphs of a few thousand vertices.  Each shortened unordered
+    pair is counted once in the histogram, from the x-side row.
+    """
+    n = D.shape[0]
+    rx = np.empty(n, np.int32)
+    ry = np.empty(n, np.int32)
+    rows = np.empty(n, np.int64)
+    cnt, nu = _edge_sides(D, x, y, rx, ry, rows)
     dh = np.zeros((chunks, hist.shape[0]), np.int64)
     for c in nb.prange(chunks):
-        lo = c * cnt // chunks
-        hi = (c + 1) * cnt // chunks
-        for i in range(lo, hi):
-            w = rows[i]
-            row = D[w]
-            if i < nu:
-                a = rx[w] + 1
-                for v in range(n):
-                    nd = a + ry[v]
-                    old = np.int32(row[v])
-                    if nd < old:
-                        dh[c, old] -= 1
-                        dh[c, nd] += 1
-                        row[v] = nd
-            else:
-                a = ry[w] + 1
-                for v in range(n):
-                    nd = a + rx[v]
-                    if nd < np.int32(row[v]):
-                        row[v] = nd
+        _relax_rows(D, rows, nu, c * cnt // chunks, (c + 1) * cnt // chunks, rx, ry, dh[c])
     for c in range(chunks):
         for k in range(hist.shape[0]):
             hist[k] += dh[c, k]
+
+
+@nb.njit(cache=True)
+def _apply_edge_rows_serial(D, x, y, hist):
+    """:func:`_apply_edge_rows` in one thread: a parallel region costs tens of
+    microseconds to start (more on a busy machine), which small graphs never win back."""
+    n = D.shape[0]
+    rx = np.empty(n, np.int32)
+    ry = np.empty(n, np.int32)
+    rows = np.empty(n, np.int64)
+    cnt, nu = _edge_sides(D, x, y, rx, ry, rows)
+    _relax_rows(D, rows, nu, 0, cnt, rx, ry, hist)
 
 
 @nb.njit(cache=True, parallel=True)
@@ -443,7 +471,10 @@ class DistanceState:
         """Add edge x--y: update the matrix and the histogram in place."""
         if self.unreachable == 0 and x != y:
             # connected: no 'unreachable' sentinel can appear, so the row-wise kernel applies
-            _apply_edge_rows(self.D, int(x), int(y), self.hist, 4 * nb.get_num_threads())
+            if self.n * self.n >= _PARALLEL_MIN_WORK:
+                _apply_edge_rows(self.D, int(x), int(y), self.hist, 4 * nb.get_num_threads())
+            else:
+                _apply_edge_rows_serial(self.D, int(x), int(y), self.hist)
         else:
             _apply_edge(self.D, int(x), int(y), self.inf, self.hist, self.infbin)
         self.total = int(np.dot(np.arange(self.infbin, dtype=np.int64), self.hist[:-1]))
@@ -484,6 +515,7 @@ class DistanceState:
         at_level = np.zeros(k, np.int64)
         if k == 0:
             return saved, at_level
+        lvl = -1 if level is None else int(level)
         # group by the endpoint that occurs more often, so tables get reused
         swap = np.bincount(ys, minlength=self.n)[ys] > np.bincount(xs, minlength=self.n)[xs]
         gx = np.where(swap, ys, xs)
@@ -492,13 +524,33 @@ class DistanceState:
         gx = np.ascontiguousarray(gx[order])
         gy = np.ascontiguousarray(gy[order])
         starts = np.flatnonzero(np.r_[True, gx[1:] != gx[:-1], True]).astype(np.int64)
-        width = int(np.flatnonzero(self.hist[:-1])[-1]) + 2 if self.n > 1 else 2
-        if self.n * width >= 2**31:  # pragma: no cover - such a matrix would not fit in memory
-            raise ValueError("graph too large for the reduction tables")
+        big = np.diff(starts) >= _TABLE_MIN
+        in_big = np.repeat(big, np.diff(starts))
         out_saved = np.empty(k, np.int64)
         out_level = np.empty(k, np.int64)
-        _reductions(self.D, gx, gy, starts, _TABLE_MIN, -1 if level is None else int(level), width,
-                    out_saved, out_level)
+        if big.any():
+            # many candidates per endpoint (exhaustive rounds): per-endpoint tables
+            width = int(np.flatnonzero(self.hist[:-1])[-1]) + 2
+            if self.n * width >= 2**31:  # pragma: no cover - such a matrix would not fit in memory
+                raise ValueError("graph too large for the reduction tables")
+            bx, by = np.ascontiguousarray(gx[in_big]), np.ascontiguousarray(gy[in_big])
+            bstarts = np.r_[0, np.cumsum(np.diff(starts)[big])].astype(np.int64)
+            bs, bl = np.empty(bx.size, np.int64), np.empty(bx.size, np.int64)
+            work = (bstarts.size - 1) * self.n * self.n  # one n x n pass per table
+            kernel = _reductions if work >= _PARALLEL_MIN_WORK else _reductions_serial
+            kernel(self.D, bx, by, bstarts, lvl, width, bs, bl)
+            out_saved[in_big], out_level[in_big] = bs, bl
+        rest = np.flatnonzero(~in_big)
+        for lo in range(0, rest.size, _BATCH_MAX):
+            # the others (sampled rounds) in small batches: one sweep over the matrix serves a batch
+            idx = rest[lo:lo + _BATCH_MAX]
+            bx, by = np.ascontiguousarray(gx[idx]), np.ascontiguousarray(gy[idx])
+            bs, bl = np.empty(idx.size, np.int64), np.empty(idx.size, np.int64)
+            if idx.size * self.n * self.n >= 2 * _PARALLEL_MIN_WORK:
+                _reductions_batch(self.D, bx, by, lvl, 4 * nb.get_num_threads(), bs, bl)
+            else:
+                _reductions_batch_serial(self.D, bx, by, lvl, bs, bl)
+            out_saved[idx], out_level[idx] = bs, bl
         saved[order] = out_saved
         at_level[order] = out_level
         return saved, at_level
@@ -533,12 +585,15 @@ class DistanceState:
 # so every shortened unordered pair is counted exactly once, in the
 # orientation whose path runs u .. x - y .. v.  Two evaluation strategies:
 #
-# * dense: for one candidate, a branch-free pass over each row D[u] with u on
-#   x's side; contiguous, so the compiler vectorises it.
-# * tables: for many candidates sharing the endpoint x, tabulate per column v
-#   F_v(k) = sum_u max(0, D[u,v] - D[u,x] - 1 - k) once (O(n^2 + n diam)); then
-#   each candidate x--y costs one gather sum_v F_v(D[y,v]) (O(n)).  This is
-#   what makes exhaustive greedy (every feasible pair, every round) cheap.
+# * batch (a sampled round, e.g. ECF's t = 10): for every row D[u] and every
+#   candidate with u on its x side, one branch-free pass along the row,
+#   which the compiler vectorises; the rows are swept once per batch of up to
+#   _BATCH_MAX candidates, not once per candidate.
+# * tables (many candidates sharing the endpoint x, as in exhaustive rounds):
+#   tabulate per column v F_v(k) = sum_u max(0, D[u,v] - D[u,x] - 1 - k) once
+#   (O(n^2 + n diam)); then each candidate x--y costs one look-up per column,
+#   sum_v F_v(D[y,v]) (O(n)).  This makes exhaustive greedy (every feasible
+#   pair, every round) affordable.
 #
 # Optionally the kernels also count the shortened pairs whose current
 # distance equals ``level`` (the diameter, for diameter-first objectives).
@@ -546,19 +601,19 @@ class DistanceState:
 
 @nb.njit(cache=True)
 def _reduction_tables(D, x, level, F, G):
-    """Fill F[k, v] = sum_u max(0, D[u,v]-D[u,x]-1-k) and, when ``level >= 0``,
-    G[k, v] = #{u: D[u,v] = level and D[u,v]-D[u,x]-1 > k}.
+    """Fill F[v, k] = sum_u max(0, D[u,v]-D[u,x]-1-k) and, when ``level >= 0``,
+    G[v, k] = #{u: D[u,v] = level and D[u,v]-D[u,x]-1 > k}.
 
-    Tables are indexed [k, v]: along v the distances change slowly, so both
-    the histogram pass and the later gathers F[D[y,v], v] stay in few cache lines.
+    Row F[v] is small (one entry per distance), so the later look-ups
+    F[v, D[v, y]] for a whole group of y stay in L1.
     """
     n = D.shape[0]
-    width = F.shape[0]
+    width = F.shape[1]
     F[:, :] = 0
     if level >= 0:
         G[:, :] = 0
     rx = D[x]
-    # histograms first: F[m, v] counts u with D[u,v] - D[u,x] - 1 == m.  Values
+    # histograms first: F[v, m] counts u with D[u,v] - D[u,x] - 1 == m.  Values
     # m <= 0 save nothing; they all land in bin 0, which no F(k) reads (k >= 0
     # only sums bins m > k), so the loop needs no branch.
     for u in range(n):
@@ -567,86 +622,127 @@ def _reduction_tables(D, x, level, F, G):
         if level >= 0:
             for v in range(n):
                 m = max(np.int64(row[v]) - a, 0)
-                F[m, v] += 1
-                G[m, v] += np.int32(row[v] == level)
+                F[v, m] += 1
+                G[v, m] += np.int32(row[v] == level)
         else:
             for v in range(n):
-                F[max(np.int64(row[v]) - a, 0), v] += 1
-    # then suffix sums over k turn bin counts into saved hops, for all v at once:
+                F[v, max(np.int64(row[v]) - a, 0)] += 1
+    # then suffix sums over k turn bin counts into saved hops:
     #   F(k) = F(k+1) + #{m > k},   G(k) = #{m > k at level}
-    above = np.zeros(n, np.int32)
-    saved = np.zeros(n, np.int32)
-    above_level = np.zeros(n, np.int32)
-    for k in range(width - 1, -1, -1):
-        fk = F[k]
-        for v in range(n):
-            h = fk[v]
-            saved[v] += above[v]
-            fk[v] = saved[v]
-            above[v] += h
+    for v in range(n):
+        fv = F[v]
+        above = np.int32(0)
+        saved = np.int32(0)
+        for k in range(width - 1, -1, -1):
+            h = fv[k]
+            saved += above
+            fv[k] = saved
+            above += h
         if level >= 0:
-            gk = G[k]
-            for v in range(n):
-                h = gk[v]
-                gk[v] = above_level[v]
-                above_level[v] += h
+            gv = G[v]
+            above = np.int32(0)
+            for k in range(width - 1, -1, -1):
+                h = gv[k]
+                gv[k] = above
+                above += h
 
 
 @nb.njit(cache=True)
-def _reduction_dense(D, x, y, level):
+def _dense_rows(D, xs, ys, level, lo, hi, saved, at_level):
+    """Rows ``lo:hi`` of the dense pass, for a whole (small) batch of candidates at once.
+
+    Each row D[u] is read once for every candidate that has u on its x side,
+    so a batch costs one sweep over the matrix instead of one per candidate.
+    """
     n = D.shape[0]
-    rx = D[x]
-    ry = D[y]
-    saved = 0
-    at_level = 0
-    for u in range(n):
-        a = np.int32(rx[u]) + np.int32(1)
-        if a < np.int32(ry[u]):
-            row = D[u]
-            s = np.int32(0)
-            c = np.int32(0)
-            for v in range(n):
-                t = np.int32(row[v]) - a - np.int32(ry[v])
-                s += max(t, np.int32(0))
-                c += np.int32((t > 0) & (np.int32(row[v]) == level))
-            saved += s
-            at_level += c
-    return saved, at_level
+    k = xs.shape[0]
+    for u in range(lo, hi):
+        row = D[u]
+        for c in range(k):
+            a = np.int32(row[xs[c]]) + np.int32(1)
+            if a < np.int32(row[ys[c]]):
+                ry = D[ys[c]]
+                s = np.int32(0)
+                cl = np.int32(0)
+                for v in range(n):
+                    t = np.int32(row[v]) - a - np.int32(ry[v])
+                    s += max(t, np.int32(0))
+                    cl += np.int32((t > 0) & (np.int32(row[v]) == level))
+                saved[c] += s
+                at_level[c] += cl
 
 
 @nb.njit(cache=True, parallel=True)
-def _reductions(D, xs, ys, starts, table_min, level, width, out_saved, out_level):
-    """Saved hops (and shortened pairs at ``level``) per candidate; candidates grouped by x.
+def _reductions_batch(D, xs, ys, level, chunks, out_saved, out_level):
+    """Dense savings of a small batch of candidates, ``chunks`` row blocks in parallel."""
+    n = D.shape[0]
+    k = xs.shape[0]
+    saved = np.zeros((chunks, k), np.int64)
+    at_level = np.zeros((chunks, k), np.int64)
+    for c in nb.prange(chunks):
+        _dense_rows(D, xs, ys, level, c * n // chunks, (c + 1) * n // chunks, saved[c], at_level[c])
+    for j in range(k):
+        out_saved[j] = 0
+        out_level[j] = 0
+        for c in range(chunks):
+            out_saved[j] += saved[c, j]
+            out_level[j] += at_level[c, j]
+
+
+@nb.njit(cache=True)
+def _reductions_batch_serial(D, xs, ys, level, out_saved, out_level):
+    """:func:`_reductions_batch` in one thread."""
+    out_saved[:] = 0
+    out_level[:] = 0
+    _dense_rows(D, xs, ys, level, 0, D.shape[0], out_saved, out_level)
+
+
+@nb.njit(cache=True)
+def _reduce_group(D, xs, ys, lo, hi, level, width, out_saved, out_level):
+    """Candidates ``lo:hi``, all with endpoint ``xs[lo]``, through that endpoint's tables."""
+    n = D.shape[0]
+    # int32 is enough: an entry is at most n * width (checked by the caller)
+    F = np.empty((n, width), np.int32)
+    G = np.empty((n if level >= 0 else 1, width), np.int32)
+    _reduction_tables(D, xs[lo], level, F, G)
+    # column by column (D is symmetric: D[v, y] = D[y, v]), all candidates at once
+    m = hi - lo
+    acc = np.zeros(m, np.int64)
+    acc_level = np.zeros(m, np.int64)
+    for v in range(n):
+        fv = F[v]
+        dv = D[v]
+        for j in range(m):
+            acc[j] += fv[dv[ys[lo + j]]]
+        if level >= 0:
+            gv = G[v]
+            for j in range(m):
+                acc_level[j] += gv[dv[ys[lo + j]]]
+    for j in range(m):
+        out_saved[lo + j] = acc[j]
+        out_level[lo + j] = acc_level[j]
+
+
+@nb.njit(cache=True, parallel=True)
+def _reductions(D, xs, ys, starts, level, width, out_saved, out_level):
+    """Saved hops (and shortened pairs at ``level``) per candidate, by per-endpoint tables.
 
     Group g holds candidates ``starts[g]:starts[g+1]``, all with the same x.  ``width``
     must exceed the largest distance in D (tables are indexed by D[y, v]).
     """
-    n = D.shape[0]
     for g in nb.prange(starts.shape[0] - 1):
-        lo = starts[g]
-        hi = starts[g + 1]
-        x = xs[lo]
-        if hi - lo >= table_min:
-            # int32 is enough: an entry is at most n * width (checked by the caller)
-            F = np.empty((width, n), np.int32)
-            G = np.empty((width if level >= 0 else 1, n), np.int32)
-            _reduction_tables(D, x, level, F, G)
-            for c in range(lo, hi):
-                ry = D[ys[c]]
-                s = 0
-                for v in range(n):
-                    s += F[ry[v], v]
-                out_saved[c] = s
-                cl = 0
-                if level >= 0:
-                    for v in range(n):
-                        cl += G[ry[v], v]
-                out_level[c] = cl
-        else:
-            for c in range(lo, hi):
-                s, cl = _reduction_dense(D, x, ys[c], level)
-                out_saved[c] = s
-                out_level[c] = cl
+        _reduce_group(D, xs, ys, starts[g], starts[g + 1], level, width, out_saved, out_level)
+
+
+@nb.njit(cache=True)
+def _reductions_serial(D, xs, ys, starts, level, width, out_saved, out_level):
+    """:func:`_reductions` in one thread, for batches too small to pay for a parallel region."""
+    for g in range(starts.shape[0] - 1):
+        _reduce_group(D, xs, ys, starts[g], starts[g + 1], level, width, out_saved, out_level)
+
+
+#: work (matrix entries touched) below which the serial kernels are used
+_PARALLEL_MIN_WORK = 1 << 21
 
 
 @nb.njit(cache=True, parallel=True)
