@@ -24,7 +24,7 @@ Two switches reproduce other readings of the method (not tuned):
 With a small budget (the EdgeCut suite's 2n shortcuts) the two matter a lot:
 a sequential scan puts every shortcut on a handful of consecutive vertices
 and base distances send them all to the same far region.  The EdgeCut
-paper's VRS diameters (Table 2, e.g. 49 on ring:256) match ``sequential`` +
+paper's VRS diameters (Table 2, e.g. 49 on ring:256) resemble ``sequential`` +
 ``base`` and not the defaults (about 22); see docs/solvers-greedy.md.
 """
 from __future__ import annotations
