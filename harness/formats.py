@@ -38,6 +38,17 @@ def _finite_or_none(x: float) -> float | None:
                                                                        abs(x) < 2**53 else float(x))
 
 
+def strict_json(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None, so it dumps as strict JSON."""
+    if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
+        return None
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(v) for v in value]
+    return value
+
+
 def _none_to_inf(x: Any) -> float:
     return math.inf if x is None else float(x)
 
@@ -135,12 +146,13 @@ def problem_from_dict(doc: dict[str, Any]) -> ShortcutProblem:
     budget = field(p, "budget", int, "problem.")
     objective = field(p, "objective", str, "problem.", optional=True) or "aspl"
     family = field(p, "family", str, "problem.", optional=True)
+    regular = bool(field(p, "regular", bool, "problem.", optional=True))
     if "base_edges" in doc:
         n = field(doc, "base_n", int)
         base = Graph(n, edge_list(doc["base_edges"], "base_edges"), dedupe=False)
     else:
         base = parse_spec(spec)
-    return ShortcutProblem(base, cap, budget, objective, family, base_spec=spec)
+    return ShortcutProblem(base, cap, budget, objective, family, base_spec=spec, regular=regular)
 
 
 def solution_from_dict(doc: dict[str, Any]) -> tuple[Solution, dict[str, float]]:

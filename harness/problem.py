@@ -51,7 +51,9 @@ class ShortcutProblem:
 
     ``base_spec`` is the spec string the base came from (kept so solutions can
     name their problem); ``family`` optionally restricts the solution shape
-    (``equality``: Equality link sets on an even ring).
+    (``equality``: Equality link sets on an even ring).  ``regular`` asks for
+    every vertex to end exactly at the cap (Koibuchi's DLN-2-y topologies);
+    the budget must then be half the free ports.
     """
 
     base: Graph
@@ -60,6 +62,7 @@ class ShortcutProblem:
     objective: str = "aspl"
     family: str | None = None
     base_spec: str | None = None
+    regular: bool = False
 
     kind = "shortcut"
 
@@ -81,6 +84,13 @@ class ShortcutProblem:
             raise HopbenchError(f"unknown objective {self.objective!r}; use one of {', '.join(OBJECTIVES)}")
         if self.family is not None and self.family not in FAMILIES:
             raise HopbenchError(f"unknown problem family {self.family!r}; use one of {', '.join(FAMILIES)} or none")
+        if self.regular:
+            ports = int(self.free_ports.sum())
+            if ports != 2 * self.budget:
+                raise HopbenchError(
+                    f"a regular problem needs budget = (free ports)/2 = {ports / 2:g} so that every vertex "
+                    f"reaches the cap {self.degree_cap}; got budget {self.budget}"
+                )
         if self.family == "equality":
             # the family's own module knows its shape rules (even ring, cap K, budget N(K-2)/2)
             from harness import equality
@@ -101,13 +111,16 @@ class ShortcutProblem:
         return lower_bounds(self.n, self.degree_cap)
 
     def describe(self) -> dict[str, Any]:
-        return {
+        out = {
             "base": self.base_spec,
             "degree_cap": int(self.degree_cap),
             "budget": int(self.budget),
             "objective": self.objective,
             "family": self.family,
         }
+        if self.regular:
+            out["regular"] = True
+        return out
 
     def graph_with(self, shortcuts: np.ndarray) -> Graph:
         return self.base.with_edges(shortcuts)
@@ -122,7 +135,7 @@ class ShortcutProblem:
         """
         s = np.asarray(shortcuts, dtype=np.int64)
         if s.size == 0:
-            return np.empty((0, 2), dtype=np.int64)
+            s = np.empty((0, 2), dtype=np.int64)
         if s.ndim != 2 or s.shape[1] != 2:
             raise InvalidSolution(f"shortcuts must be a list of [u, v] pairs, got an array of shape {s.shape}")
         if len(s) > self.budget:
@@ -161,6 +174,12 @@ class ShortcutProblem:
                             f"degree cap exceeded at vertex {w}: degree {int(degree[w])} > cap {self.degree_cap} "
                             f"(first crossed by shortcut #{i} ({u}, {v}))"
                         )
+        if self.regular:
+            short = np.flatnonzero(degree < self.degree_cap)
+            if short.size:
+                w = int(short[0])
+                raise InvalidSolution(f"vertex {w} has degree {int(degree[w])}, but this regular problem needs "
+                                      f"every vertex at degree {self.degree_cap}")
         return s
 
     def evaluate(self, shortcuts: np.ndarray | list) -> "Evaluation":

@@ -18,6 +18,7 @@ from solvers.base import Param, Solver
 
 _REGISTRY: dict[str, type[Solver]] = {}
 _loaded = False
+_plugins: set[str] = set()
 
 
 def register(cls: type[Solver]) -> type[Solver]:
@@ -33,14 +34,20 @@ def register(cls: type[Solver]) -> type[Solver]:
 
 def _load() -> None:
     global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for info in pkgutil.iter_modules(__path__):
-        if info.name != "base" and not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}")
+    if not _loaded:
+        _loaded = True
+        for info in pkgutil.iter_modules(__path__):
+            if info.name != "base" and not info.name.startswith("_"):
+                importlib.import_module(f"{__name__}.{info.name}")
+    # plug-in modules may be named after the first lookup (tests set the variable late)
     for module in filter(None, (m.strip() for m in os.environ.get("HOPBENCH_SOLVER_MODULES", "").split(","))):
-        importlib.import_module(module)
+        if module not in _plugins:
+            try:
+                importlib.import_module(module)
+            except ImportError as exc:
+                raise HopbenchError(f"cannot import solver module {module!r} named in HOPBENCH_SOLVER_MODULES "
+                                    f"({exc})") from None
+            _plugins.add(module)
 
 
 def names(kind: str | None = None) -> list[str]:

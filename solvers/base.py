@@ -105,6 +105,8 @@ class Solver(ABC):
     kinds: ClassVar[tuple[str, ...]] = ("shortcut",)
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Param]] = {}
+    #: True when the solver guarantees every vertex ends at the cap on ``regular`` problems
+    supports_regular: ClassVar[bool] = False
 
     def __init__(self, **values: Any) -> None:
         unknown = sorted(set(values) - set(self.params))
@@ -126,6 +128,8 @@ class Solver(ABC):
         kind = getattr(problem, "kind", None)
         if kind not in self.kinds:
             return True, f"{self.name} solves {'/'.join(self.kinds)} problems, not {kind}"
+        if getattr(problem, "regular", False) and not self.supports_regular:
+            return True, f"{self.name} does not guarantee that every vertex reaches the cap (regular problem)"
         return False, ""
 
     @abstractmethod

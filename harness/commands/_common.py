@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from harness.errors import HopbenchError
+from harness.formats import strict_json
 
 
 def parse_assignments(items: list[str] | None, what: str = "--param") -> dict[str, str]:
@@ -30,19 +31,8 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-def jsonable(value: Any) -> Any:
-    """Replace non-finite floats by None so the output is strict JSON."""
-    if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
-        return None
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    return value
-
-
 def print_json(doc: Any) -> None:
-    json.dump(jsonable(doc), sys.stdout, indent=2, allow_nan=False)
+    json.dump(strict_json(doc), sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")
 
 

@@ -1,0 +1,74 @@
+"""``hopbench run``: run a suite's benchmark matrix and record every cell."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from harness.commands._common import positive_seconds
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run a suite (instances x solvers x params x seeds) into the results store",
+                       description="Run a benchmark matrix; cells already recorded are skipped (resume).")
+    p.add_argument("--suite", required=True, metavar="S", help="suite name (see 'hopbench instances') or TOML path")
+    p.add_argument("--instances", metavar="GLOB", help="only instances whose id matches, e.g. 'torus:*'")
+    p.add_argument("--split", choices=["tune", "test"], help="only instances of this split")
+    p.add_argument("--solver", metavar="A,B", help="comma-separated solvers (default: all that fit the suite)")
+    seeds = p.add_mutually_exclusive_group()
+    seeds.add_argument("--seeds", type=int, metavar="K", help="seeds 1..K (default: the suite's, else 1)")
+    seeds.add_argument("--seed-list", metavar="1,2,3", help="explicit seeds")
+    p.add_argument("--time-limit", metavar="SEC", help="per-cell budget in seconds (default: the suite's, else 60); "
+                                                       "a cell still running at 1.2 x limit + 5 s is killed")
+    p.add_argument("--param", action="extend", nargs="+", default=[], metavar="SOLVER.K=V[,V...]",
+                   help="solver parameters; several values make a grid")
+    p.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel cells (default: cores)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask distributed cluster")
+    p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db)")
+    p.add_argument("--rerun", choices=["failed", "all"], help="also re-run failed cells, or every cell")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _seeds(args) -> list[int] | None:
+    from harness.errors import HopbenchError
+
+    if args.seed_list:
+        try:
+            return [int(s) for s in args.seed_list.split(",") if s.strip()]
+        except ValueError:
+            raise HopbenchError(f"--seed-list must be comma-separated integers, got {args.seed_list!r}") from None
+    if args.seeds is not None:
+        if args.seeds < 1:
+            raise HopbenchError(f"--seeds must be >= 1, got {args.seeds}")
+        return list(range(1, args.seeds + 1))
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    from harness.errors import HopbenchError
+    from harness.instances import load_suite
+    from harness.runner import execute_plan, plan_matrix, summary_table
+    from harness.store import Store
+
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    if jobs < 1:
+        raise HopbenchError(f"--jobs must be >= 1, got {jobs}")
+    suite = load_suite(args.suite)
+    store = Store.open(args.storage)
+    solver_names = [s.strip() for s in args.solver.split(",") if s.strip()] if args.solver else None
+    tuned = None
+    plan = plan_matrix(suite, solver_names=solver_names, instances=args.instances, split=args.split,
+                       seeds=_seeds(args), time_limit=positive_seconds(args.time_limit) if args.time_limit else None,
+                       param_items=args.param, store=store, rerun=args.rerun, jobs=jobs, tuned=tuned)
+    print(f"suite {suite.name}: {len(plan.cells)} cells, {plan.skipped_done} already recorded, "
+          f"{len(plan.todo)} to run on {args.scheduler or f'{jobs} local worker(s)'}; store {store.url}",
+          file=sys.stderr)
+    report = execute_plan(plan, store, jobs=jobs, scheduler=args.scheduler, progress=not args.no_progress)
+    print(summary_table(store, plan))
+    failed = report.statuses["error"] + report.statuses["timeout"]
+    if failed:
+        print(f"{failed} cell(s) failed; see 'hopbench results --suite {suite.name}' for their errors",
+              file=sys.stderr)
+    return 0

@@ -1,0 +1,231 @@
+"""The results database: one SQLAlchemy URL (SQLite file by default, PostgreSQL for a shared store).
+
+Two tables.  ``runs`` has one row per cell (instance x solver x params x
+seed), keyed by a unique ``cell_key``; recording a cell again (``--rerun``)
+replaces its row, so every cell is recorded exactly once.  ``traces`` holds the
+anytime points of each run.  Only the coordinating process writes, one
+transaction per cell, so an interrupted run loses at most the cells in flight.
+SQLite files run in WAL mode (readers never block the writer).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from sqlalchemy import (Column, DateTime, Float, ForeignKey, Integer, MetaData, String, Table, Text, create_engine,
+                        delete, event, insert, select)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
+
+from harness.errors import HopbenchError
+from harness.formats import strict_json
+
+DEFAULT_URL = "sqlite:///hopbench.db"
+STATUSES = ("ok", "error", "timeout", "skipped")
+
+metadata = MetaData()
+
+runs = Table(
+    "runs", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("cell_key", String(512), nullable=False, unique=True),
+    Column("suite", String(128), nullable=False, index=True),
+    Column("instance", String(256), nullable=False, index=True),
+    Column("instance_spec", Text, nullable=False),  # JSON of the instance fields
+    Column("kind", String(32), nullable=False),
+    Column("solver", String(64), nullable=False, index=True),
+    Column("params", Text, nullable=False),  # JSON, keys sorted
+    Column("params_tag", String(256), nullable=False),
+    Column("seed", Integer, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("error", Text),
+    Column("objective", Float),
+    Column("diameter", Float),
+    Column("aspl", Float),
+    Column("metrics", Text),  # JSON: every metric the evaluation reported
+    Column("elapsed_s", Float),
+    Column("evaluations", Integer),
+    Column("time_limit_s", Float),
+    Column("solution", Text),  # the full solution document (JSON), re-verifiable
+    Column("study", String(128)),
+    Column("trial", Integer),
+    Column("hopbench_version", String(32)),
+    Column("git_commit", String(64)),
+    Column("python_version", String(32)),
+    Column("numpy_version", String(32)),
+    Column("numba_version", String(32)),
+    Column("host", String(128)),
+    Column("cores", Integer),
+    Column("started_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
+)
+
+traces = Table(
+    "traces", metadata,
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("elapsed_s", Float, nullable=False),
+    Column("evaluations", Integer, nullable=False),
+    Column("value", Float),
+)
+
+#: columns of the ``runs`` table that a result row may set
+RUN_COLUMNS = [c.name for c in runs.columns if c.name != "id"]
+
+
+def params_tag(params: dict[str, Any]) -> str:
+    """A short readable label for a parameter set: ``t=10,y=3`` (or ``default``)."""
+    return ",".join(f"{k}={params[k]}" for k in sorted(params)) or "default"
+
+
+def cell_key(suite: str, instance: str, solver: str, params: dict[str, Any], seed: int) -> str:
+    return f"{suite}|{instance}|{solver}|{json.dumps(params, sort_keys=True)}|{seed}"
+
+
+def _finite(x: Any) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isinf(x) or math.isnan(x) else x
+
+
+def _set_sqlite_pragmas(dbapi_connection, _record) -> None:
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+@dataclass
+class Store:
+    url: str
+    engine: Engine
+
+    @classmethod
+    def open(cls, url: str | None = None) -> "Store":
+        """Connect (creating the tables if needed); an unusable URL is a one-line error."""
+        url = url or DEFAULT_URL
+        try:
+            engine = create_engine(url, future=True, pool_pre_ping=True)
+        except (ArgumentError, NoSuchModuleError, ValueError) as exc:
+            raise HopbenchError(f"invalid storage URL {url!r} ({exc}); use e.g. sqlite:///hopbench.db or "
+                                f"postgresql://user:password@host/dbname") from None
+        except ModuleNotFoundError as exc:
+            raise HopbenchError(f"storage URL {url!r} needs the Python package {exc.name!r}; install it") from None
+        if engine.dialect.name == "sqlite":
+            event.listen(engine, "connect", _set_sqlite_pragmas)
+        try:
+            metadata.create_all(engine)
+        except SQLAlchemyError as exc:
+            reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+            raise HopbenchError(f"cannot open the results store {url!r}: {reason}; check the URL, the path "
+                                f"and write permissions") from None
+        return cls(url, engine)
+
+    # ------------------------------------------------------------------ writing
+
+    def record(self, row: dict[str, Any], trace: Iterable[tuple[float, int, float]] = ()) -> int:
+        """Insert one cell's result (replacing an earlier row of the same cell) in one transaction."""
+        values = {k: row.get(k) for k in RUN_COLUMNS}
+        for key in ("objective", "diameter", "aspl", "elapsed_s"):
+            values[key] = _finite(values[key])
+        for key in ("params", "instance_spec", "metrics", "solution"):
+            if values[key] is not None and not isinstance(values[key], str):
+                values[key] = json.dumps(strict_json(values[key]), sort_keys=key == "params", allow_nan=False,
+                                         default=_json_default)
+        if values["status"] not in STATUSES:
+            raise ValueError(f"unknown status {values['status']!r}")
+        with self.engine.begin() as conn:
+            old = conn.execute(select(runs.c.id).where(runs.c.cell_key == values["cell_key"])).scalar()
+            if old is not None:
+                conn.execute(delete(traces).where(traces.c.run_id == old))
+                conn.execute(delete(runs).where(runs.c.id == old))
+            run_id = conn.execute(insert(runs).values(**values)).inserted_primary_key[0]
+            points = [{"run_id": run_id, "idx": i, "elapsed_s": float(t), "evaluations": int(e), "value": _finite(v)}
+                      for i, (t, e, v) in enumerate(trace)]
+            if points:
+                conn.execute(insert(traces), points)
+        return int(run_id)
+
+    # ------------------------------------------------------------------ reading
+
+    def statuses(self, keys: Iterable[str] | None = None) -> dict[str, str]:
+        """``cell_key -> status`` for recorded cells (all, or those among ``keys``)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(runs.c.cell_key, runs.c.status)).all()
+        wanted = None if keys is None else set(keys)
+        return {k: s for k, s in rows if wanted is None or k in wanted}
+
+    def dataframe(self, *, suite: str | None = None, solvers: list[str] | None = None,
+                  study: str | None = None, with_solutions: bool = True):
+        """The runs as a pandas DataFrame (one row per cell)."""
+        import pandas as pd
+
+        cols = [c for c in runs.columns if with_solutions or c.name != "solution"]
+        query = select(*cols).order_by(runs.c.id)
+        if suite:
+            query = query.where(runs.c.suite == suite)
+        if solvers:
+            query = query.where(runs.c.solver.in_(solvers))
+        if study:
+            query = query.where(runs.c.study == study)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+        return pd.DataFrame([dict(r) for r in rows], columns=[c.name for c in cols])
+
+    def traces_dataframe(self, run_ids: Iterable[int] | None = None):
+        import pandas as pd
+
+        query = select(traces).order_by(traces.c.run_id, traces.c.idx)
+        if run_ids is not None:
+            query = query.where(traces.c.run_id.in_(list(run_ids)))
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+        return pd.DataFrame([dict(r) for r in rows], columns=[c.name for c in traces.columns])
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _json_default(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def merge(source_url: str, target_url: str) -> int:
+    """Copy every run (and its trace) of one store into another; returns the number copied.
+
+    Cells already in the target are replaced by the source's row, so merging the
+    stores of several machines gives one row per cell.
+    """
+    src, dst = Store.open(source_url), Store.open(target_url)
+    df = src.dataframe()
+    tr = src.traces_dataframe()
+    by_run = {rid: list(zip(g.elapsed_s, g.evaluations, g.value)) for rid, g in tr.groupby("run_id")} if len(tr) else {}
+    for row in df.to_dict("records"):
+        rid = row.pop("id")
+        for key in ("started_at", "finished_at"):
+            if row.get(key) is not None and hasattr(row[key], "to_pydatetime"):
+                row[key] = row[key].to_pydatetime()
+        dst.record({k: (None if _isnan(v) else v) for k, v in row.items()}, by_run.get(rid, []))
+    return len(df)
+
+
+def _isnan(v: Any) -> bool:
+    return isinstance(v, float) and math.isnan(v)

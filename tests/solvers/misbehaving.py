@@ -1,0 +1,58 @@
+"""Solvers that misbehave on purpose, for the runner's failure-handling tests.
+
+Loaded only through ``HOPBENCH_SOLVER_MODULES=tests.solvers.misbehaving`` (in a
+subprocess), so they never join the real registry or its conformance tests.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from harness.problem import Solution
+from solvers import register
+from solvers.base import Param, Solver
+
+
+@register
+class Sleeper(Solver):
+    name = "test-sleeper"
+    description = "ignores its time budget and sleeps"
+
+    def solve(self, problem, *, seed, budget, report):
+        time.sleep(3600)
+        return Solution(problem, np.empty((0, 2)))
+
+
+@register
+class Raiser(Solver):
+    name = "test-raiser"
+    description = "raises an exception"
+
+    def solve(self, problem, *, seed, budget, report):
+        raise RuntimeError("boom: deliberate failure")
+
+
+@register
+class Crasher(Solver):
+    name = "test-crasher"
+    description = "kills its own process"
+
+    def solve(self, problem, *, seed, budget, report):
+        os._exit(3)
+
+
+@register
+class Slow(Solver):
+    name = "test-slow"
+    description = "a well-behaved solver that takes a while (no shortcuts)"
+    params = {"seconds": Param(0.4, "how long to work", minimum=0.0)}
+
+    def solve(self, problem, *, seed, budget, report):
+        end = time.monotonic() + self.config["seconds"]
+        while time.monotonic() < end and not report.should_stop():
+            time.sleep(0.02)
+        solution = Solution(problem, np.empty((0, 2)))
+        report(solution.evaluate().objective)
+        return solution
