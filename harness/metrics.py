@@ -12,6 +12,12 @@ arrays; no Python loop runs per vertex pair.
   distances, so that adding one edge, or scoring a whole batch of candidate
   edges exactly (new total distance, unreachable pairs and diameter per
   candidate), costs only the pairs the edge can shorten.
+* :meth:`DistanceState.reductions` scores whole batches of candidates for
+  greedy solvers (the hop savings of each, optionally how many pairs at a
+  given distance each shortens) with one vectorised sweep per batch, or with
+  per-endpoint tables when every feasible pair is a candidate;
+  :meth:`DistanceState.score_histograms` gives the full pair-distance
+  histogram after each candidate.
 
 Pruning used by the incremental kernels: a new edge x--y can only shorten the
 distance u->v along u..x-y..v when ``d(u,x) + 1 < d(u,y)`` (u at least two
