@@ -29,6 +29,9 @@ Mapping onto a :class:`~harness.problem.ShortcutProblem`:
   scanning the vertices in a random order and stopping when the budget is
   spent.  This keeps the result as regular as the budget allows (Koibuchi
   et al. found regular topologies better than irregular ones, Sect. III-G).
+* A ``regular`` problem (every vertex must end at the cap, budget = half the
+  free ports) always uses target ``cap`` and restarts the scan until it
+  succeeds (or the time budget ends) instead of accepting a partial fill.
 * Samples are ranked by ``select``: ``diameter-aspl`` (the paper's rule,
   default) or ``objective`` (the problem's objective, then diameter, then
   ASPL).  Both agree for the golf and diameter objectives.
@@ -40,6 +43,8 @@ same edges on every machine.
 from __future__ import annotations
 
 from harness import _threading  # noqa: F401  (threading defaults before numba)
+
+from typing import Callable
 
 import numba as nb
 import numpy as np
@@ -149,11 +154,16 @@ def _adjacency(problem: ShortcutProblem) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build_sample(problem: ShortcutProblem, target: int, tries: int,
-                 rng: np.random.Generator, adj0: np.ndarray, deg0: np.ndarray) -> tuple[np.ndarray, int]:
-    """One random-matching topology: ``(shortcuts, restarts)``.
+                 rng: np.random.Generator, adj0: np.ndarray, deg0: np.ndarray, *,
+                 retries: int | None = RETRIES,
+                 stop: Callable[[], bool] = lambda: False) -> tuple[np.ndarray, int, bool]:
+    """One random-matching topology: ``(shortcuts, restarts, complete)``.
 
     See the module docstring for the two regimes (the paper's full scan,
     and the level-by-level fill when the budget cannot make the graph regular).
+    ``complete`` says the paper's scan reached the target degree everywhere
+    (one port may stay free when their number is odd); ``retries=None``
+    restarts it until it does or ``stop()`` says the time is up.
     """
     n = problem.n
     missing = int(np.maximum(target - deg0, 0).sum())
@@ -162,15 +172,18 @@ def build_sample(problem: ShortcutProblem, target: int, tries: int,
     if missing // 2 <= budget:
         order = np.arange(n, dtype=np.int64)
         best: tuple[int, np.ndarray] | None = None
-        for attempt in range(RETRIES + 1):
+        attempt = 0
+        while True:
             adj, deg = adj0.copy(), deg0.copy()
             state = rng.integers(0, 2**63, size=1, dtype=np.uint64)
             count, stuck = _fill(adj, deg, target, order, budget, tries, state, out, 0, False)
+            if stuck < 0:
+                return out[:count].copy(), attempt, True
             if best is None or count > best[0]:
                 best = (count, out[:count].copy())
-            if stuck < 0:
-                return out[:count].copy(), attempt
-        return best[1], RETRIES
+            attempt += 1
+            if (retries is not None and attempt > retries) or stop():
+                return best[1], attempt, False
     adj, deg = adj0.copy(), deg0.copy()
     count = 0
     level = int(deg0.min()) + 1
@@ -179,7 +192,7 @@ def build_sample(problem: ShortcutProblem, target: int, tries: int,
         order = rng.permutation(n).astype(np.int64)
         count, _ = _fill(adj, deg, level, order, budget, tries, state, out, count, True)
         level += 1
-    return out[:count].copy(), 0
+    return out[:count].copy(), 0, False
 
 
 @register
@@ -187,6 +200,7 @@ class RandomMatching(Solver):
     """Koibuchi et al.'s random-matching shortcuts: best of ``samples`` random regular fills."""
 
     name = "random-matching"
+    supports_regular = True  # the paper's scan is restarted until every vertex is at the cap
     description = ("random perfect matchings up to degree x+y (Koibuchi et al. 2012 Sect. III-A), "
                    "best of `samples` draws by (diameter, ASPL)")
     params = {
@@ -208,9 +222,15 @@ class RandomMatching(Solver):
         return bool(reason), reason
 
     def target_degree(self, problem: ShortcutProblem) -> int:
+        """The degree every vertex is raised to: the cap, or max base degree + y below it.
+
+        A ``regular`` problem asks for every vertex at the cap, so ``y`` is ignored there.
+        """
         y = int(self.config["y"])
         cap = int(problem.degree_cap)
-        return cap if y == 0 else min(cap, problem.base.max_degree + y)
+        if y == 0 or getattr(problem, "regular", False):
+            return cap
+        return min(cap, problem.base.max_degree + y)
 
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         rng = np.random.default_rng(seed)
@@ -221,6 +241,7 @@ class RandomMatching(Solver):
         # rise when a smaller diameter comes along; the trace must not, so such
         # runs report once, at the end.
         live = by_objective or problem.objective in ("diameter", "golf")
+        regular = bool(getattr(problem, "regular", False))
         adj0, deg0 = _adjacency(problem)
         progress = Progress(report)
         best_key = None
@@ -231,17 +252,22 @@ class RandomMatching(Solver):
         for i in range(int(self.config["samples"])):
             if i and report.should_stop():
                 break
-            shortcuts, again = build_sample(problem, target, tries, rng, adj0, deg0)
+            # a regular problem only accepts complete fills: restart the scan until one
+            # succeeds (or the time budget ends), where the paper's recipe allows RETRIES
+            shortcuts, again, complete = build_sample(problem, target, tries, rng, adj0, deg0,
+                                                      retries=None if regular else RETRIES,
+                                                      stop=report.should_stop)
             restarts += again
             s = summary(problem.graph_with(shortcuts))
             report.count(1)
             value = objective_value(problem.objective, s.diameter, s.aspl)
             key = (value, s.diameter, s.aspl) if by_objective else (s.diameter, s.aspl)
+            key = (regular and not complete,) + key  # an incomplete fill never beats a complete one
             diameters.append(s.diameter)
             aspls.append(s.aspl)
             if best_key is None or key < best_key:
                 best_key, best = key, (shortcuts, value)
-                if live:
+                if live and (complete or not regular):
                     progress.offer(value, shortcuts=len(shortcuts), sample=i)
         progress.close(best[1], shortcuts=len(best[0]))
         extra = {"target_degree": target, "samples_drawn": len(diameters), "restarts": restarts,

@@ -115,7 +115,8 @@ def run_koibuchi(samples: int, n: int = 1024) -> int:
     print("|---|---|---|---|---|---|")
     for degree in range(8, 13):
         y = degree - 2
-        problem = ShortcutProblem(parse_spec(f"ring:{n}"), degree, n * y // 2, "golf", base_spec=f"ring:{n}")
+        problem = ShortcutProblem(parse_spec(f"ring:{n}"), degree, n * y // 2, "golf", base_spec=f"ring:{n}",
+                                  regular=True)
         t0 = time.perf_counter()
         out = execute(solvers.create("random-matching", samples=samples), problem, seed=2012)
         counts = collections.Counter(int(d) for d in out.solution.extra["sample_diameters"])

@@ -114,3 +114,16 @@ def test_parameters_are_checked_and_families_skipped():
         solvers.create("random-matching", select="best")
     skipped, reason = solvers.create("random-matching").skip(SimpleNamespace(kind="shortcut", family="equality"))
     assert skipped and "equality" in reason
+
+
+def test_regular_problems_are_supported_and_filled_completely():
+    base = parse_spec("ring:128")
+    p = ShortcutProblem(base, 6, 128 * 4 // 2, "golf", base_spec="ring:128", regular=True)
+    solver = solvers.create("random-matching", samples=4, y=1)  # y is overridden: the cap is the target
+    assert solver.skip(p) == (False, "")
+    out = execute(solver, p, seed=2)
+    assert (degrees(out) == 6).all()
+    p.validate(out.solution.shortcuts)
+    # the greedy solvers do not promise regularity and decline such problems
+    for name in ("edgecut-full", "edgecut-lite", "vrs"):
+        assert solvers.create(name).skip(p)[0]
