@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable
@@ -18,7 +19,7 @@ from typing import Any, Iterable
 from sqlalchemy import (Column, DateTime, Float, ForeignKey, Integer, MetaData, String, Table, Text, create_engine,
                         delete, event, insert, select)
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
 from harness.errors import HopbenchError
 from harness.formats import strict_json
@@ -72,6 +73,18 @@ traces = Table(
     Column("value", Float),
 )
 
+tuned = Table(
+    "tuned_params", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("solver", String(64), nullable=False, index=True),
+    Column("study", String(128), nullable=False),
+    Column("suite", String(128)),
+    Column("params", Text, nullable=False),  # JSON
+    Column("value", Float),
+    Column("n_trials", Integer),
+    Column("created_at", DateTime(timezone=True)),
+)
+
 #: columns of the ``runs`` table that a result row may set
 RUN_COLUMNS = [c.name for c in runs.columns if c.name != "id"]
 
@@ -119,12 +132,21 @@ class Store:
             raise HopbenchError(f"storage URL {url!r} needs the Python package {exc.name!r}; install it") from None
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _set_sqlite_pragmas)
-        try:
-            metadata.create_all(engine)
-        except SQLAlchemyError as exc:
-            reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
-            raise HopbenchError(f"cannot open the results store {url!r}: {reason}; check the URL, the path "
-                                f"and write permissions") from None
+        for attempt in range(4):
+            try:
+                metadata.create_all(engine)
+                break
+            except SQLAlchemyError as exc:
+                reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+                if attempt < 3 and ("duplicate" in reason.lower() or "already exists" in reason.lower()):
+                    # another process created the same tables at the same moment (PostgreSQL
+                    # reports the race as a duplicate catalogue row); the next look sees them
+                    time.sleep(0.2 * (attempt + 1))
+                    continue
+                raise HopbenchError(f"cannot open the results store {url!r}: {reason}; check the URL, the path "
+                                    f"and write permissions") from None
+        else:
+            raise HopbenchError(f"cannot create the tables of the results store {url!r}; try again")
         return cls(url, engine)
 
     # ------------------------------------------------------------------ writing
@@ -187,6 +209,14 @@ class Store:
         with self.engine.connect() as conn:
             rows = conn.execute(query).mappings().all()
         return pd.DataFrame([dict(r) for r in rows], columns=[c.name for c in traces.columns])
+
+    def save_tuned(self, *, solver: str, study: str, suite: str | None, params: dict[str, Any], value: float,
+                   n_trials: int) -> None:
+        """Remember a tuning study's best parameters (one row per save)."""
+        with self.engine.begin() as conn:
+            conn.execute(insert(tuned).values(solver=solver, study=study, suite=suite,
+                                              params=json.dumps(params, sort_keys=True), value=_finite(value),
+                                              n_trials=n_trials, created_at=now()))
 
     def close(self) -> None:
         self.engine.dispose()

@@ -1,9 +1,11 @@
 """Plumbing shared by the constructive shortcut solvers (EdgeCut, VRS, random matchings).
 
 Not a solver module (the leading underscore keeps it out of the registry scan):
-it holds the three things those solvers do identically, so they cannot drift
-apart — which problems they accept, how the objective of a distance state is
-read, and how improvements reach the reporter as a monotone trace.
+it holds what those solvers do identically, so they cannot drift apart — how
+the objective of a distance state is read, and how improvements reach the
+reporter as a monotone trace.  They run on family problems too (e.g. an
+Equality problem): their arbitrary shortcut sets are valid solutions there,
+which is what makes them a comparison for the family's structured solvers.
 """
 from __future__ import annotations
 
@@ -13,18 +15,6 @@ from typing import Any
 from harness.budget import Reporter
 from harness.metrics import DistanceState
 from harness.problem import objective_value
-
-
-def skip_reason(problem: Any) -> str:
-    """Why a constructive solver cannot take ``problem`` ('' when it can).
-
-    These solvers add arbitrary shortcuts, so a problem restricted to a
-    solution family (e.g. Equality link sets) is not theirs to solve.
-    """
-    family = getattr(problem, "family", None)
-    if family is not None:
-        return f"it adds arbitrary shortcuts and cannot respect the {family!r} solution family"
-    return ""
 
 
 def state_objective(state: DistanceState, objective: str) -> float:

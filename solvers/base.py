@@ -29,8 +29,9 @@ class Param:
 
     ``choices`` restricts the values and ``minimum``/``maximum`` bound them
     (hard limits); ``low``/``high``/``log`` give the Optuna search range for
-    numeric parameters (a hint, not a limit); ``tunable=False`` keeps it out
-    of the search space.  ``kind`` is the value type (taken from the default when not
+    numeric parameters (a hint, not a limit) and ``also`` lists special values
+    searched beside that range (e.g. ``t = 0`` for "exhaustive");
+    ``tunable=False`` keeps it out of the search space.  ``kind`` is the value type (taken from the default when not
     given: bool, int, float or str).
     """
 
@@ -44,6 +45,7 @@ class Param:
     kind: type | None = None
     minimum: float | None = None
     maximum: float | None = None
+    also: tuple = ()
 
     @property
     def type(self) -> type:

@@ -53,7 +53,7 @@ from harness.budget import Budget, Reporter
 from harness.metrics import DistanceState
 from harness.problem import ShortcutProblem, Solution
 from solvers import register
-from solvers._greedy import Progress, skip_reason, state_objective
+from solvers._greedy import Progress, state_objective
 from solvers.base import Param, Solver
 from solvers.feasible import FeasiblePairs
 
@@ -63,7 +63,7 @@ CHUNK = 8192
 
 _T_PARAM = Param(10, "random candidate shortcuts per round (the authors' code uses 10); "
                      "0 = every feasible pair (exhaustive greedy)",
-                 low=1, high=1000, log=True, minimum=0)
+                 low=1, high=1000, log=True, minimum=0, also=(0,))
 
 
 def candidates(pairs: FeasiblePairs, t: int, rng: np.random.Generator) -> np.ndarray:
@@ -149,13 +149,6 @@ class _EdgeCut(Solver):
     """The round loop both variants share; subclasses pick one candidate per round."""
 
     params = {"t": _T_PARAM}
-
-    def skip(self, problem) -> tuple[bool, str]:
-        skipped, reason = super().skip(problem)
-        if skipped:
-            return skipped, reason
-        reason = skip_reason(problem)
-        return bool(reason), reason
 
     def pick(self, problem: ShortcutProblem, state: DistanceState, cand: np.ndarray,
              report: Reporter) -> tuple[int | None, str]:

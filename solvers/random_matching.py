@@ -53,7 +53,7 @@ from harness.budget import Budget, Reporter
 from harness.metrics import summary
 from harness.problem import ShortcutProblem, Solution, objective_value
 from solvers import register
-from solvers._greedy import Progress, skip_reason
+from solvers._greedy import Progress
 from solvers.base import Param, Solver
 
 #: full restarts of the paper's scan before the fullest attempt is accepted
@@ -213,13 +213,6 @@ class RandomMatching(Solver):
                                          "problem's objective first",
                         choices=("diameter-aspl", "objective"), tunable=False),
     }
-
-    def skip(self, problem) -> tuple[bool, str]:
-        skipped, reason = super().skip(problem)
-        if skipped:
-            return skipped, reason
-        reason = skip_reason(problem)
-        return bool(reason), reason
 
     def target_degree(self, problem: ShortcutProblem) -> int:
         """The degree every vertex is raised to: the cap, or max base degree + y below it.

@@ -35,7 +35,7 @@ from harness.budget import Budget, Reporter
 from harness.metrics import DistanceState
 from harness.problem import ShortcutProblem, Solution
 from solvers import register
-from solvers._greedy import Progress, skip_reason, state_objective
+from solvers._greedy import Progress, state_objective
 from solvers.base import Param, Solver
 from solvers.feasible import FeasiblePairs
 
@@ -56,13 +56,6 @@ class VertexRandomShortcuts(Solver):
         "distances": Param("current", "rank destinations by current distances or by base-graph distances",
                            choices=("current", "base"), tunable=False),
     }
-
-    def skip(self, problem) -> tuple[bool, str]:
-        skipped, reason = super().skip(problem)
-        if skipped:
-            return skipped, reason
-        reason = skip_reason(problem)
-        return bool(reason), reason
 
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         k, y = int(self.config["k"]), int(self.config["y"])

@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                        "a cell still running at 1.2 x limit + 5 s is killed")
     p.add_argument("--param", action="extend", nargs="+", default=[], metavar="SOLVER.K=V[,V...]",
                    help="solver parameters; several values make a grid")
+    p.add_argument("--params", choices=["tuned"], help="use the tuned parameters saved in leaderboards/tuned/")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel cells (default: cores)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask distributed cluster")
     p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db)")
@@ -59,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
     store = Store.open(args.storage)
     solver_names = [s.strip() for s in args.solver.split(",") if s.strip()] if args.solver else None
     tuned = None
+    if args.params == "tuned":
+        from harness.tuning import load_tuned
+
+        tuned = load_tuned(solver_names)
     plan = plan_matrix(suite, solver_names=solver_names, instances=args.instances, split=args.split,
                        seeds=_seeds(args), time_limit=positive_seconds(args.time_limit) if args.time_limit else None,
                        param_items=args.param, store=store, rerun=args.rerun, jobs=jobs, tuned=tuned)

@@ -26,6 +26,8 @@ def describe() -> list[dict]:
                 entry["choices"] = list(prm.choices)
             if prm.low is not None and prm.high is not None:
                 entry["search"] = {"low": prm.low, "high": prm.high, "log": prm.log}
+                if prm.also:
+                    entry["search"]["also"] = list(prm.also)
             params[key] = entry
         out.append({"name": name, "kinds": list(cls.kinds), "description": cls.description, "params": params})
     return out

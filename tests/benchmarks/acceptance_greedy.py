@@ -70,9 +70,9 @@ VRS_AS_PUBLISHED = {"order": "sequential", "distances": "base"}
 def run_edgecut2022(seeds: int) -> int:
     names = {"ECF": ("edgecut-full", {}), "ECL": ("edgecut-lite", {}), "VRS": ("vrs", {}),
              "VRSp": ("vrs", VRS_AS_PUBLISHED)}
-    print(f"| instance | ECF mean ASPL | ECL mean ASPL | VRS mean ASPL | order ok | ECF best diam "
-          f"| paper ECF diam | diam ok | VRS-seq-base mean ASPL | VRS-seq-base best diam | paper VRS diam "
-          f"| ECL best diam | paper ECL diam |")
+    print("| instance | ECF mean ASPL | ECL mean ASPL | VRS mean ASPL | order ok | ECF best diam "
+          "| paper ECF diam | diam ok | VRS-seq-base mean ASPL | VRS-seq-base best diam | paper VRS diam "
+          "| ECL best diam | paper ECL diam |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ordered = within = total = ordered_published = 0
     seconds = collections.Counter()

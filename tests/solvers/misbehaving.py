@@ -47,7 +47,7 @@ class Crasher(Solver):
 class Slow(Solver):
     name = "test-slow"
     description = "a well-behaved solver that takes a while (no shortcuts)"
-    params = {"seconds": Param(0.4, "how long to work", minimum=0.0)}
+    params = {"seconds": Param(0.4, "how long to work", minimum=0.0, low=0.05, high=0.5)}
 
     def solve(self, problem, *, seed, budget, report):
         end = time.monotonic() + self.config["seconds"]

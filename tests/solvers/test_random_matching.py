@@ -1,7 +1,6 @@
 """random-matching: Koibuchi et al.'s random perfect matchings, best of several samples."""
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -107,13 +106,11 @@ def test_fill_kernel_scans_sequentially_after_the_random_tries():
         assert deg[stuck] < target
 
 
-def test_parameters_are_checked_and_families_skipped():
+def test_parameters_are_checked():
     with pytest.raises(HopbenchError):
         solvers.create("random-matching", samples=0)
     with pytest.raises(HopbenchError):
         solvers.create("random-matching", select="best")
-    skipped, reason = solvers.create("random-matching").skip(SimpleNamespace(kind="shortcut", family="equality"))
-    assert skipped and "equality" in reason
 
 
 def test_regular_problems_are_supported_and_filled_completely():

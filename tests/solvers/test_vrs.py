@@ -1,7 +1,6 @@
 """vrs: vertex-based random shortcuts keeping the y farthest of k*y random destinations."""
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -97,13 +96,11 @@ def test_budgets_are_respected():
     p.validate(out.solution.shortcuts)
 
 
-def test_parameters_are_checked_and_families_skipped():
+def test_parameters_are_checked():
     with pytest.raises(HopbenchError):
         solvers.create("vrs", k=0)
     with pytest.raises(HopbenchError):
         solvers.create("vrs", order="backwards")
-    skipped, reason = solvers.create("vrs").skip(SimpleNamespace(kind="shortcut", family="equality"))
-    assert skipped and "equality" in reason
     assert set(solvers.get("vrs").search_space()) == {"k", "y"}
 
 
