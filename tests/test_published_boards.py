@@ -1,0 +1,107 @@
+"""The committed leaderboards (``leaderboards/<suite>/``) are re-verifiable.
+
+Every solution file a published board links to -- from ``board.md``, ``board.csv``
+or the site -- exists and passes the checks of ``hopbench verify`` (validity, then
+the metrics recomputed from scratch), and its objective equals the row's *Best*.
+The solution directories hold nothing else.  Nothing is skipped: the test ids
+name every file checked, and while no board is committed the single id
+``no-boards-committed-0-solution-files`` says so (and checks that there is indeed
+no board).
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from harness.leaderboard import load_solution_file
+from harness.verification import verify_document
+
+ROOT = Path(__file__).resolve().parents[1]
+BOARDS = ROOT / "leaderboards"
+SOLUTION_SUFFIXES = (".json", ".json.gz")
+
+
+def board_dirs() -> list[Path]:
+    return sorted(p.parent for p in BOARDS.glob("*/board.csv"))
+
+
+def _rows(suite_dir: Path) -> pd.DataFrame:
+    return pd.read_csv(suite_dir / "board.csv", dtype={"solution": str, "instance": str, "solver": str},
+                       keep_default_na=False, na_values=[""])
+
+
+def links_of(suite_dir: Path) -> dict[str, set[Path]]:
+    """Solution files a suite's board links to, by where the link is (md, csv, site)."""
+    out: dict[str, set[Path]] = {"md": set(), "csv": set(), "site": set()}
+    md = (suite_dir / "board.md").read_text()
+    for target in re.findall(r"\]\((solutions/[^)\s]+)\)", md):
+        out["md"].add((suite_dir / target).resolve())
+    for target in _rows(suite_dir)["solution"].dropna():
+        out["csv"].add((suite_dir / target).resolve())
+    page = BOARDS / "site" / f"{suite_dir.name}.html"
+    if page.exists():
+        for target in re.findall(r'href="([^"]+)"', page.read_text()):
+            if target.endswith(SOLUTION_SUFFIXES):
+                out["site"].add((page.parent / target).resolve())
+    return out
+
+
+def expected_best() -> dict[Path, float]:
+    """Linked file -> the Best its row shows."""
+    best = {}
+    for suite_dir in board_dirs():
+        rows = _rows(suite_dir)
+        for rel, value in zip(rows["solution"], rows["best"]):
+            if isinstance(rel, str):
+                best[(suite_dir / rel).resolve()] = float(value)
+    return best
+
+
+def linked_files() -> list[Path]:
+    files: set[Path] = set()
+    for suite_dir in board_dirs():
+        for found in links_of(suite_dir).values():
+            files |= found
+    return sorted(files)
+
+
+FILES = linked_files()
+IDS = [str(p.relative_to(BOARDS)) if p.is_relative_to(BOARDS) else str(p) for p in FILES]
+SUITES = board_dirs()
+
+
+@pytest.mark.parametrize("path", FILES or [None], ids=IDS or ["no-boards-committed-0-solution-files"])
+def test_linked_solution_verifies(path):
+    if path is None:
+        assert not board_dirs(), "boards are committed but link no solution file"
+        return
+    assert path.is_file(), f"linked solution {path} is missing"
+    assert path.is_relative_to(BOARDS), f"{path} lies outside leaderboards/"
+    verdict = verify_document(load_solution_file(path))
+    assert verdict.valid, verdict.reason
+    best = expected_best().get(path)
+    if best is not None:
+        got = float(verdict.metrics["objective"])
+        assert (math.isinf(got) and math.isinf(best)) or math.isclose(got, best, rel_tol=1e-9), (got, best)
+
+
+@pytest.mark.parametrize("suite_dir", SUITES or [None],
+                         ids=[p.name for p in SUITES] or ["no-boards-committed-0-suites"])
+def test_board_links_are_complete_and_consistent(suite_dir):
+    if suite_dir is None:
+        assert not linked_files()
+        return
+    links = links_of(suite_dir)
+    rows = _rows(suite_dir)
+    # every row with an ok run links its best solution, in the CSV, the markdown and the site alike
+    assert rows.loc[rows["runs"] > 0, "solution"].notna().all()
+    assert links["csv"] == links["md"]
+    if (BOARDS / "site" / f"{suite_dir.name}.html").exists():
+        assert links["site"] == links["csv"]
+    # the solutions directory holds exactly the linked files (nothing stale, nothing unverified)
+    on_disk = {p.resolve() for p in (suite_dir / "solutions").glob("*") if p.name.endswith(SOLUTION_SUFFIXES)}
+    assert on_disk == links["csv"]
