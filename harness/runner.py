@@ -178,17 +178,26 @@ def make_executor(jobs: int, scheduler: str | None):
 
 def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: str | None = None,
                  progress: bool = True, extra: dict[str, Any] | None = None,
-                 on_result: Callable[[dict[str, Any], dict[str, Any]], None] | None = None) -> RunReport:
-    """Run the cells still to do and record each one as it finishes."""
+                 on_result: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
+                 executor: tuple | None = None) -> RunReport:
+    """Run the cells still to do and record each one as it finishes.
+
+    ``executor`` is an ``(executor, client)`` pair from :func:`make_executor` when the
+    caller connected already (to fail on an unreachable scheduler before printing anything).
+    """
     from tqdm import tqdm
 
     from harness.sandbox import close_all, run_isolated
 
     report = RunReport(total=len(plan.cells), ran=0, already_done=plan.skipped_done)
     if not plan.todo:
+        if executor is not None:
+            executor[0].shutdown(wait=False)
+            if executor[1] is not None:
+                executor[1].close()
         return report
     commit = git_commit()
-    executor, client = make_executor(jobs, scheduler)
+    executor, client = executor or make_executor(jobs, scheduler)
     bar = tqdm(total=len(plan.todo), disable=not progress, unit="cell", dynamic_ncols=True, file=sys.stderr)
     failures = 0
     try:

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
     from harness.errors import HopbenchError
     from harness.instances import load_suite
-    from harness.runner import execute_plan, plan_matrix, summary_table
+    from harness.runner import execute_plan, make_executor, plan_matrix, summary_table
     from harness.store import Store
 
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
@@ -67,10 +67,12 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_matrix(suite, solver_names=solver_names, instances=args.instances, split=args.split,
                        seeds=_seeds(args), time_limit=positive_seconds(args.time_limit) if args.time_limit else None,
                        param_items=args.param, store=store, rerun=args.rerun, jobs=jobs, tuned=tuned)
+    pool = make_executor(jobs, args.scheduler) if plan.todo else None  # an unreachable scheduler fails here
     print(f"suite {suite.name}: {len(plan.cells)} cells, {plan.skipped_done} already recorded, "
           f"{len(plan.todo)} to run on {args.scheduler or f'{jobs} local worker(s)'}; store {store.url}",
           file=sys.stderr)
-    report = execute_plan(plan, store, jobs=jobs, scheduler=args.scheduler, progress=not args.no_progress)
+    report = execute_plan(plan, store, jobs=jobs, scheduler=args.scheduler, progress=not args.no_progress,
+                          executor=pool)
     print(summary_table(store, plan))
     failed = report.statuses["error"] + report.statuses["timeout"]
     if failed:
