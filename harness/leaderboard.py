@@ -1,7 +1,8 @@
 """Leaderboards: per-suite tables aggregated from the recorded runs, never written by hand.
 
 One row per (instance, solver, parameter set), computed from the ``runs``
-table of a results store (:mod:`harness.store`):
+table of a results store (:mod:`harness.store`) -- the benchmark runs, not the
+Optuna trials of ``hopbench tune`` (rows with a ``study``):
 
 ``runs``             cells with status ``ok`` (only these enter the statistics)
 ``errors``, ``timeouts``, ``skipped``   the other cells, as counts
@@ -422,6 +423,8 @@ def build_board(store: Any, suite_name: str, *, suite: Any | None = None) -> Boa
     from harness.instances import load_suite
 
     runs = store.dataframe(suite=suite_name, with_solutions=False)
+    # Optuna trials (hopbench tune) are recorded with their study; they tune, they do not compete
+    runs = runs[runs["study"].isna()].reset_index(drop=True)
     if runs.empty:
         raise HopbenchError(f"no recorded runs of suite {suite_name!r} in this store; run "
                             f"'hopbench run --suite {suite_name}' first (or pass the right --storage)")

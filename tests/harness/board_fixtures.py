@@ -62,7 +62,8 @@ def make_store(tmp_path: Path) -> tuple[str, object, Path]:
 
     Every (instance, solver) gets seeds 1-3; on top of that the store holds a
     ``random`` run on ``ring:16`` that errored and a ``vrs`` run on ``ring:36``
-    that timed out (seed 4), like the runner records them.
+    that timed out (seed 4), like the runner records them, and one Optuna trial
+    (``study`` set), which boards leave out.
     """
     from harness.cells import run_cell
     from harness.instances import load_suite
@@ -87,6 +88,11 @@ def make_store(tmp_path: Path) -> tuple[str, object, Path]:
         else:
             continue
         store.record(result_row(cell, result, "0123456789abcdef"))
+    # an Optuna trial (hopbench tune) on the same suite: recorded, but not a leaderboard run
+    trial = dict(failures.todo[0], params={"x": 1}, params_tag="x=1")
+    trial["key"] += "|study=tune-x|trial=0"
+    store.record(result_row(trial, run_cell(dict(trial, params={})), "0123456789abcdef",
+                            {"study": "tune-x", "trial": 0}))
     store.close()
     return url, suite, path
 
