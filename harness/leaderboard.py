@@ -41,7 +41,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -459,19 +459,20 @@ def _traces(store: Any, run_ids: list[int], chunk: int = 500):
     return pd.concat(parts, ignore_index=True)
 
 
-def fetch_solutions(store: Any, run_ids: Iterable[int], chunk: int = 200) -> dict[int, str]:
-    """``run id -> solution JSON`` for the given runs only (a store's solutions can be gigabytes)."""
+def iter_solutions(store: Any, run_ids: Iterable[int], chunk: int = 20) -> Iterator[tuple[int, str]]:
+    """``(run id, solution JSON)`` of the given runs only, a few at a time: a store's solutions can
+    be gigabytes (routing tables of large tori are megabytes each)."""
     from sqlalchemy import select
 
     from harness.store import runs as runs_table
 
     ids = sorted({int(i) for i in run_ids})
-    out: dict[int, str] = {}
     with store.engine.connect() as conn:
         for i in range(0, len(ids), chunk):
             q = select(runs_table.c.id, runs_table.c.solution).where(runs_table.c.id.in_(ids[i:i + chunk]))
-            out.update({int(r): s for r, s in conn.execute(q).all() if s})
-    return out
+            for run_id, text in conn.execute(q).all():
+                if text:
+                    yield int(run_id), text
 
 
 # --------------------------------------------------------------------------- analyses for the plots
@@ -594,29 +595,26 @@ def write_solutions(board: Board, store: Any, suite_dir: Path, *, compress_over:
     for old in list(sol_dir.glob("*.json")) + list(sol_dir.glob("*.json.gz")):
         old.unlink()
     rows = board.rows
-    wanted = rows["best_run_id"].dropna().astype(int).tolist()
-    docs = fetch_solutions(store, wanted)
     keys = dict(zip(board.runs["id"].astype(int), board.runs["cell_key"]))
-    written = 0
-    paths: list[str | None] = []
-    for rec in rows.itertuples(index=False):
-        run_id = None if _isna(rec.best_run_id) else int(rec.best_run_id)
-        if run_id is None or run_id not in docs:
-            paths.append(None)
-            continue
+    by_run: dict[int, int] = {}
+    for pos, run_id in enumerate(rows["best_run_id"]):
+        if not _isna(run_id):
+            by_run[int(run_id)] = pos
+    paths: list[str | None] = [None] * len(rows)
+    for run_id, doc in iter_solutions(store, by_run):
+        rec = rows.iloc[by_run[run_id]]
         # compact separators: routing tables are large and nobody reads them by eye
-        text = json.dumps(json.loads(docs[run_id]), separators=(",", ":")) + "\n"
-        name = solution_filename(rec.instance, rec.solver, rec.params, int(rec.best_seed), keys.get(run_id, str(run_id)))
-        data = text.encode()
+        data = (json.dumps(json.loads(doc), separators=(",", ":")) + "\n").encode()
+        name = solution_filename(rec["instance"], rec["solver"], rec["params"], int(rec["best_seed"]),
+                                 keys.get(run_id, str(run_id)))
         if len(data) > compress_over:
             name += ".gz"
             # mtime=0: the same solution gives the same bytes (no churn in the published files)
             data = gzip.compress(data, compresslevel=9, mtime=0)
         (sol_dir / name).write_bytes(data)
-        paths.append(f"solutions/{name}")
-        written += 1
+        paths[by_run[run_id]] = f"solutions/{name}"
     rows["solution"] = paths
-    return written
+    return sum(p is not None for p in paths)
 
 
 def _isna(x: Any) -> bool:

@@ -357,7 +357,8 @@ def index_page(metas: list[dict[str, Any]]) -> str:
             prov = m.get("provenance", {})
             cells = [_td(f'<a href="{_e(m["suite"])}.html">{_e(m["suite"])}</a>', cls="text", numeric=False),
                      _td(_e(", ".join(m.get("kinds", []))), cls="text", numeric=False),
-                     _td(str(m.get("instances", 0)), m.get("instances", 0)), _td(str(m.get("rows", 0)), m.get("rows", 0)),
+                     _td(str(m.get("instances", 0)), m.get("instances", 0)),
+                     _td(str(m.get("rows", 0)), m.get("rows", 0)),
                      _td(_e(", ".join(m.get("solvers", []))), cls="text", numeric=False),
                      _td(str(prov.get("runs", 0)), prov.get("runs", 0)),
                      _td(_e(prov.get("last_finished") or ""), cls="text", numeric=False),

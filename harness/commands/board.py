@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--suite", action="append", metavar="S",
                    help="suite name or TOML path (repeatable, or comma-separated; default: every suite in the store)")
     p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db)")
-    p.add_argument("-o", "--output", default="leaderboards", metavar="DIR", help="output directory (default leaderboards)")
+    p.add_argument("-o", "--output", default="leaderboards", metavar="DIR",
+                   help="output directory (default leaderboards)")
     p.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
     p.add_argument("--compress-over", type=int, default=None, metavar="BYTES",
                    help="gzip solution files larger than this (default 1000000)")

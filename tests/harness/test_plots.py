@@ -4,7 +4,6 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from harness.leaderboard import build_board, display_label
