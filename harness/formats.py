@@ -18,6 +18,7 @@ that does not have the original edge file.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from pathlib import Path
@@ -89,10 +90,12 @@ def read_json(path: str | Path) -> dict[str, Any]:
     """Read a JSON object from a file; unreadable input raises :class:`HopbenchError`."""
     p = Path(path)
     try:
-        text = p.read_text()
+        raw = p.read_bytes()
+        # published boards gzip their large solution files (.json.gz)
+        text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode()
     except FileNotFoundError:
         raise HopbenchError(f"file {str(p)!r} does not exist; check the path") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise HopbenchError(f"cannot read {str(p)!r} ({exc.__class__.__name__}); give a JSON file") from None
     try:
         doc = json.loads(text)

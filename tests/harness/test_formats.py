@@ -81,3 +81,11 @@ def test_verify_detects_tampering():
     doc["shortcuts"].append([0, 1])
     v = verify_document(doc)
     assert not v.valid and "budget exceeded" in v.reason
+
+
+def test_gzipped_documents_are_read(tmp_path):
+    import gzip
+
+    path = tmp_path / "sol.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(solution_to_dict(make_solution())).encode()))
+    assert verify_document(read_json(path)).valid
