@@ -73,9 +73,9 @@ def load_network(source: str | Path | dict[str, Any], *, topology: str | None = 
     if isinstance(source, dict):
         doc, name = source, "document"
     else:
-        from harness.leaderboard import load_solution_file
+        from harness.formats import read_json
 
-        doc, name = load_solution_file(source), str(source)
+        doc, name = read_json(source), str(source)
     fmt = doc.get("format")
     if fmt == "hopbench.solution/1":
         from harness.errors import InvalidSolution

@@ -39,6 +39,17 @@ def _finite_or_none(x: float) -> float | None:
                                                                        abs(x) < 2**53 else float(x))
 
 
+def json_default(value: Any) -> Any:
+    """``json.dumps(default=...)`` hook for numpy scalars and arrays."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
 def strict_json(value: Any) -> Any:
     """``value`` with every non-finite float replaced by None, so it dumps as strict JSON."""
     if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):

@@ -563,26 +563,6 @@ def solution_filename(instance: str, solver: str, params: str, seed: int, cell: 
     return f"{slug(instance)}.{slug(solver, 40)}.{slug(params, 40)}.s{seed}.{digest}.json"
 
 
-def load_solution_file(path: str | Path) -> dict[str, Any]:
-    """Read a linked solution document, ``.json`` or gzip-compressed ``.json.gz``."""
-    p = Path(path)
-    if p.suffix == ".gz":
-        try:
-            text = gzip.decompress(p.read_bytes()).decode()
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
-            raise HopbenchError(f"cannot read {p} as gzip-compressed JSON ({exc.__class__.__name__})") from None
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise HopbenchError(f"{p} is not valid JSON ({exc.msg})") from None
-        if not isinstance(doc, dict):
-            raise HopbenchError(f"{p} must hold a JSON object")
-        return doc
-    from harness.formats import read_json
-
-    return read_json(p)
-
-
 def write_solutions(board: Board, store: Any, suite_dir: Path, *, compress_over: int = DEFAULT_COMPRESS_OVER
                     ) -> int:
     """Write each row's best solution under ``suite_dir/solutions`` and fill ``rows.solution``.

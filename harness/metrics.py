@@ -299,6 +299,21 @@ def _apply_edge_rows_serial(D, x, y, hist):
     _relax_rows(D, rows, nu, 0, cnt, rx, ry, hist)
 
 
+@nb.njit(cache=True)
+def _add_candidate_delta(D, x, y, inf, infbin, h, u_idx, u_dist, v_idx, v_dist):
+    """Move every pair that edge x--y would shorten to its new bin of histogram ``h``."""
+    nu, nv = _split_sides(D, x, y, inf, u_idx, u_dist, v_idx, v_dist)
+    for i in range(nu):
+        row = D[u_idx[i]]
+        a = u_dist[i]
+        for j in range(nv):
+            nd = a + v_dist[j]
+            old = _as_int(row[v_idx[j]], inf)
+            if nd < old:
+                h[infbin if old == _BIG else old] -= 1
+                h[nd] += 1
+
+
 @nb.njit(cache=True, parallel=True)
 def _score_edges(D, xs, ys, inf, hist, infbin, base_total, out_total, out_unreach, out_diam):
     n = D.shape[0]
@@ -308,16 +323,7 @@ def _score_edges(D, xs, ys, inf, hist, infbin, base_total, out_total, out_unreac
         v_idx = np.empty(n, np.int64)
         v_dist = np.empty(n, np.int64)
         dh = np.zeros(infbin + 1, np.int64)
-        nu, nv = _split_sides(D, xs[c], ys[c], inf, u_idx, u_dist, v_idx, v_dist)
-        for i in range(nu):
-            row = D[u_idx[i]]
-            a = u_dist[i]
-            for j in range(nv):
-                nd = a + v_dist[j]
-                old = _as_int(row[v_idx[j]], inf)
-                if nd < old:
-                    dh[infbin if old == _BIG else old] -= 1
-                    dh[nd] += 1
+        _add_candidate_delta(D, xs[c], ys[c], inf, infbin, dh, u_idx, u_dist, v_idx, v_dist)
         total = base_total
         diam = 0
         for k in range(infbin):
@@ -763,13 +769,4 @@ def _score_histograms(D, xs, ys, inf, hist, infbin, out):
         h = out[c]
         for k in range(infbin + 1):
             h[k] = hist[k]
-        nu, nv = _split_sides(D, xs[c], ys[c], inf, u_idx, u_dist, v_idx, v_dist)
-        for i in range(nu):
-            row = D[u_idx[i]]
-            a = u_dist[i]
-            for j in range(nv):
-                nd = a + v_dist[j]
-                old = _as_int(row[v_idx[j]], inf)
-                if nd < old:
-                    h[infbin if old == _BIG else old] -= 1
-                    h[nd] += 1
+        _add_candidate_delta(D, xs[c], ys[c], inf, infbin, h, u_idx, u_dist, v_idx, v_dist)

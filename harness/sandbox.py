@@ -178,8 +178,10 @@ def _serve() -> None:
     protocol = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything a solver prints goes to stderr, never into the protocol
 
+    from harness.formats import json_default
+
     def send(message: dict[str, Any]) -> None:
-        protocol.write(json.dumps(message, default=_jsonable, allow_nan=True) + "\n")
+        protocol.write(json.dumps(message, default=json_default, allow_nan=True) + "\n")
         protocol.flush()
 
     import solvers
@@ -194,18 +196,6 @@ def _serve() -> None:
         warm_up(cell)
         send({"event": "started"})
         send(run_cell(cell))
-
-
-def _jsonable(value: Any) -> Any:
-    import numpy as np
-
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return str(value)
 
 
 if __name__ == "__main__":

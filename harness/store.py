@@ -22,7 +22,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
 from harness.errors import HopbenchError
-from harness.formats import strict_json
+from harness.formats import json_default, strict_json
 
 DEFAULT_URL = "sqlite:///hopbench.db"
 STATUSES = ("ok", "error", "timeout", "skipped")
@@ -159,7 +159,7 @@ class Store:
         for key in ("params", "instance_spec", "metrics", "solution"):
             if values[key] is not None and not isinstance(values[key], str):
                 values[key] = json.dumps(strict_json(values[key]), sort_keys=key == "params", allow_nan=False,
-                                         default=_json_default)
+                                         default=json_default)
         if values["status"] not in STATUSES:
             raise ValueError(f"unknown status {values['status']!r}")
         with self.engine.begin() as conn:
@@ -220,18 +220,6 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
-
-
-def _json_default(value: Any) -> Any:
-    import numpy as np
-
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 def now() -> datetime:

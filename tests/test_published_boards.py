@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.leaderboard import load_solution_file
+from harness.formats import read_json
 from harness.verification import verify_document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,7 +81,7 @@ def test_linked_solution_verifies(path):
         return
     assert path.is_file(), f"linked solution {path} is missing"
     assert path.is_relative_to(BOARDS), f"{path} lies outside leaderboards/"
-    verdict = verify_document(load_solution_file(path))
+    verdict = verify_document(read_json(path))
     assert verdict.valid, verdict.reason
     best = expected_best().get(path)
     if best is not None:

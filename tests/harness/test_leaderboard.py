@@ -14,8 +14,9 @@ from scipy import stats
 
 from harness.bounds import lower_bounds
 from harness.errors import HopbenchError
+from harness.formats import read_json
 from harness.leaderboard import (BOARD_COLUMNS, REFERENCE_COLUMNS, anytime_quantiles, ci95_halfwidth,
-                                 load_solution_file, param_labels, published_comparison, quantiles_with_inf,
+                                 param_labels, published_comparison, quantiles_with_inf,
                                  rank_values, reference_values, relative_gap, win_rates)
 from harness.verification import verify_document
 from tests.harness.board_fixtures import shared_board
@@ -128,7 +129,7 @@ def test_every_row_links_a_solution_that_verifies_and_matches_its_best(tiny, boa
     on_disk = {f"solutions/{p.name}" for p in (suite_dir / "solutions").iterdir()}
     assert on_disk == set(linked)  # nothing stale, nothing missing
     for rec in board_csv[board_csv["solution"].notna()].to_dict("records"):
-        doc = load_solution_file(suite_dir / rec["solution"])
+        doc = read_json(suite_dir / rec["solution"])
         verdict = verify_document(doc)
         assert verdict.valid, (rec["solution"], verdict.reason)
         got = verdict.metrics["objective"]
@@ -148,7 +149,7 @@ def test_rebuild_removes_stale_solutions_and_compresses_large_ones(tiny, tmp_pat
     write_board(board, store, out, plots=False, compress_over=0)
     files = sorted(p.name for p in (out / "tiny" / "solutions").iterdir())
     assert "stale.json" not in files and files and all(f.endswith(".json.gz") for f in files)
-    doc = load_solution_file(out / "tiny" / "solutions" / files[0])
+    doc = read_json(out / "tiny" / "solutions" / files[0])
     assert verify_document(doc).valid
     assert not (out / "tiny" / "plots").exists()
 
