@@ -36,6 +36,7 @@ JSON (``hopbench.routes/1``)::
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -142,7 +143,9 @@ class RoutingTable:
         lengths = np.fromiter((len(r) for r in routes), dtype=np.int64, count=len(routes))
         offsets = np.zeros(len(routes) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        dirs = np.concatenate([np.asarray(r, dtype=np.int64) for r in routes]) if routes else np.empty(0, np.int64)
+        # one pass over all steps: a per-route array would cost a numpy call per pair
+        flat = itertools.chain.from_iterable(routes)
+        dirs = np.fromiter(flat, dtype=np.int64, count=int(offsets[-1]))
         return cls(problem, offsets, dirs, **kw)
 
     @classmethod
@@ -319,10 +322,13 @@ def table_from_dict(doc: dict[str, Any]) -> tuple[RoutingTable, dict[str, float]
     src, dst = problem.pairs
     routes: list[list[int]] = []
     missing: list[int] = []
-    known = set()
-    for p in range(problem.num_pairs):
-        key = f"{int(src[p])},{int(dst[p])}"
-        known.add(key)
+    keys = [f"{a},{b}" for a, b in zip(src.tolist(), dst.tolist())]
+    # direction names in every spelling parse_direction accepts; unknown names take the slow path
+    lookup = {}
+    for d in range(2 * net.n):
+        name = direction_name(d, net.n)
+        lookup[name] = lookup[name[0] + name[1].lower()] = d
+    for p, key in enumerate(keys):
         steps = raw.get(key)
         if steps is None:
             missing.append(p)
@@ -330,9 +336,12 @@ def table_from_dict(doc: dict[str, Any]) -> tuple[RoutingTable, dict[str, float]
             continue
         if not isinstance(steps, list):
             raise HopbenchError(f"routing table document: route {key!r} must be a list of directions like \"+X\"")
-        routes.append([parse_direction(s, net.n) if isinstance(s, str) else _bad_direction(key, s, net.n)
-                       for s in steps])
-    extra_keys = sorted(set(raw) - known)
+        try:
+            routes.append(list(map(lookup.__getitem__, steps)))
+        except (KeyError, TypeError):
+            routes.append([parse_direction(s, net.n) if isinstance(s, str) else _bad_direction(key, s, net.n)
+                           for s in steps])
+    extra_keys = sorted(set(raw) - set(keys))
     if extra_keys:
         raise InvalidSolution(f"route {extra_keys[0]!r} is not a pair of distinct subset nodes "
                               f"({len(extra_keys)} such keys); keys are \"src,dst\" node ids")
