@@ -510,13 +510,38 @@ def _bfs_reference(n, odd_values, even_values):
     return dist
 
 
+@nb.njit(cache=True)
+def _link_shifts(n, odd_values, even_values):
+    """:func:`_shifts` inside numba (no Python round trip on the GA's directed moves)."""
+    m = n // 2
+    sa = np.empty(odd_values.shape[0], np.int64)
+    for i in range(odd_values.shape[0]):
+        sa[i] = ((odd_values[i] - 1) // 2) % m
+    sb = np.empty(2 * even_values.shape[0], np.int64)
+    c = 0
+    for i in range(even_values.shape[0]):
+        t = (even_values[i] // 2) % m
+        sb[c] = t
+        c += 1
+        if 2 * t != m:  # the diameter link N/2 is one rotation, not two
+            sb[c] = (m - t) % m
+            c += 1
+    return sa, sb[:c]
+
+
+@nb.njit(cache=True)
+def _distances(n, odd_values, even_values):
+    sa, sb = _link_shifts(n, odd_values, even_values)
+    words = (n // 2 + 63) >> 6
+    dist = np.full(n, -1, np.int64)
+    dist[0] = 0
+    _bfs_levels(n // 2, sa, sb, np.zeros(n + 1, np.int64), np.zeros((8, 2 * words + 2), np.uint64), dist)
+    return dist
+
+
 def distances(n: int, odd_values: Sequence[int] | np.ndarray, even_values: Sequence[int] | np.ndarray) -> np.ndarray:
     """d(0, j) for every router j by the bit-parallel BFS (-1 where unreachable)."""
-    sa, sb = _shifts(n, np.asarray(odd_values, dtype=np.int64), np.asarray(even_values, dtype=np.int64))
-    dist = np.full(n, -1, dtype=np.int64)
-    dist[0] = 0
-    _bfs_levels(n // 2, sa, sb, np.zeros(n + 1, dtype=np.int64), scratch_buffers(n), dist)
-    return dist
+    return _distances(n, np.asarray(odd_values, dtype=np.int64), np.asarray(even_values, dtype=np.int64))
 
 
 def reference_distances(net: EqualityNetwork) -> np.ndarray:
