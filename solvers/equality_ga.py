@@ -40,6 +40,9 @@ from harness.problem import ShortcutProblem, Solution, objective_value
 from solvers import register
 from solvers.base import Param, Solver
 
+#: generations in a row without any unseen genome after which the search stops
+IDLE_GENERATIONS = 50
+
 #: fitness cache entries kept at most (a key is a tuple of about K ints)
 CACHE_LIMIT = 300_000
 
@@ -446,6 +449,7 @@ class EqualityGA(Solver):
         evaluate(pop)
 
         target = cfg["target"]
+        idle = 0
         while not report.should_stop() and (generations == 0 or gen < generations):
             if target and best[0] <= target + 1e-12:
                 break
@@ -475,7 +479,13 @@ class EqualityGA(Solver):
                         genes = sorted(toolbox.mutate(genes))
                     children.append(toolbox.individual(genes))
             pop = elite + children[: len(parents)]
+            seen = report.evaluations
             evaluate(pop)
+            # a tiny search space is soon exhausted: when generations keep producing only
+            # genomes already evaluated, stop instead of spinning until the time budget
+            idle = idle + 1 if report.evaluations == seen else 0
+            if idle >= IDLE_GENERATIONS:
+                break
 
         winner = hof[0]
         odd, even = links(list(winner))

@@ -186,3 +186,13 @@ def test_fitness_cache_overflow_keeps_the_population(monkeypatch):
     out = execute(solvers.create("equality-ga", generations=20, population=16), family_problem(80, 6), seed=0)
     problem_value = out.solution.evaluation.objective
     assert out.evaluations > 30 and math.isfinite(problem_value)
+
+
+def test_a_tiny_exhausted_space_ends_early_and_deterministically():
+    # ring:12 with cap 3 has only five Equality networks (one free port)
+    problem = ShortcutProblem(ring(12), 3, 6, "ad")
+    budget = Budget(time_s=30, evaluations=300)
+    a = execute(solvers.create("equality-ga"), problem, seed=5, budget=budget)
+    b = execute(solvers.create("equality-ga"), problem, seed=5, budget=budget)
+    assert a.elapsed_s < 5 and a.evaluations <= 5
+    assert a.solution.to_dict()["extra"] == b.solution.to_dict()["extra"]
