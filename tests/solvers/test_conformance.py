@@ -33,6 +33,7 @@ def _shortcut_problems():
         make("mesh:3x4", 5, 5, "diameter"),
         make("ring:12", 3, 6, "ad"),
         make("empty:10", 3, 12),
+        make("ring:24", 5, 36, "ad", "equality"),  # N(K-2)/2 = 36: an Equality-family problem
     ]
 
 
