@@ -22,7 +22,7 @@ def make_cell(*, suite: str, instance: Any, solver: str, params: dict[str, Any],
     from harness.store import cell_key
 
     return {
-        "key": cell_key(suite, instance.id, solver, params, seed),
+        "key": cell_key(suite, instance.id, solver, params, seed, time_limit, evaluations),
         "suite": suite,
         "instance": instance.id,
         "kind": instance.kind,

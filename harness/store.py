@@ -94,8 +94,16 @@ def params_tag(params: dict[str, Any]) -> str:
     return ",".join(f"{k}={params[k]}" for k in sorted(params)) or "default"
 
 
-def cell_key(suite: str, instance: str, solver: str, params: dict[str, Any], seed: int) -> str:
-    return f"{suite}|{instance}|{solver}|{json.dumps(params, sort_keys=True)}|{seed}"
+def cell_key(suite: str, instance: str, solver: str, params: dict[str, Any], seed: int,
+             time_limit: float | None = None, evaluations: int | None = None) -> str:
+    """The identity of a cell.  The budget is part of it: a solver stopped by its budget
+    gives another result under another budget, so that is another cell, not a repeat."""
+    key = f"{suite}|{instance}|{solver}|{json.dumps(params, sort_keys=True)}|{seed}"
+    if time_limit is not None:
+        key += f"|t={float(time_limit):g}"
+    if evaluations is not None:
+        key += f"|e={int(evaluations)}"
+    return key
 
 
 def _finite(x: Any) -> float | None:

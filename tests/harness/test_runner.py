@@ -250,3 +250,13 @@ def test_bad_inputs_exit_2_and_lose_nothing(tmp_path):
     for url in ("sqlite:////nonexistent-dir/x/y.db", "bogus://"):
         r = hopbench("run", "--suite", suite, "--solver", "random", "--storage", url)
         assert r.returncode == 2 and r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_another_time_limit_is_another_cell(tmp_path):
+    db = tmp_path / "t.db"
+    base = ["run", "--suite", small_suite(tmp_path), "--solver", "random", "--storage", f"sqlite:///{db}",
+            "--no-progress"]
+    assert hopbench(*base, "--time-limit", "5").returncode == 0
+    r = hopbench(*base, "--time-limit", "7")
+    assert r.returncode == 0 and "0 already recorded, 2 to run" in r.stderr
+    assert sorted(x["time_limit_s"] for x in rows(db)) == [5.0, 5.0, 7.0, 7.0]

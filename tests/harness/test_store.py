@@ -69,3 +69,4 @@ def test_merge_keeps_one_row_per_cell(tmp_path):
 def test_keys_and_tags():
     assert params_tag({}) == "default" and params_tag({"t": 10, "k": 2}) == "k=2,t=10"
     assert cell_key("s", "i", "x", {"b": 1, "a": 2}, 3) == 's|i|x|{"a": 2, "b": 1}|3'
+    assert cell_key("s", "i", "x", {}, 3, 60.0, 500) == "s|i|x|{}|3|t=60|e=500"
