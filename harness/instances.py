@@ -154,6 +154,16 @@ class Instance:
     references: tuple[dict[str, Any], ...] = ()
     note: str | None = None
 
+    def size(self) -> int:
+        """Vertices of the base graph (shortcut problems) or nodes of the torus (routing problems)."""
+        if self.kind == "routing":
+            from harness.routing_network import parse_dims
+
+            return math.prod(parse_dims(self.fields["torus"]))
+        from harness.topologies import parse_spec
+
+        return parse_spec(self.fields["base"]).n
+
     def problem(self):
         """Build the problem object this instance describes."""
         if self.kind == "routing":
@@ -178,14 +188,17 @@ class Suite:
     evaluations: int | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    def select(self, pattern: str | None = None, split: str | None = None) -> list[Instance]:
-        """Instances whose id matches the glob ``pattern`` (and the split, if given)."""
+    def select(self, pattern: str | None = None, split: str | None = None,
+               max_nodes: int | None = None) -> list[Instance]:
+        """Instances whose id matches the glob ``pattern`` (and the split and size limit, if given)."""
         out = [i for i in self.instances
                if (pattern is None or fnmatch.fnmatchcase(i.id, pattern))
-               and (split is None or i.split == split)]
+               and (split is None or i.split == split)
+               and (max_nodes is None or i.size() <= max_nodes)]
         if not out:
             what = f"matching {pattern!r}" if pattern else ""
             what += f" in split {split!r}" if split else ""
+            what += f" of at most {max_nodes} nodes" if max_nodes is not None else ""
             raise HopbenchError(f"suite {self.name} has no instance {what.strip()}; "
                                 f"see 'hopbench instances {self.name}'")
         return out

@@ -84,13 +84,14 @@ def _param_sets(name: str, overrides: dict[str, list[str]]) -> list[tuple[dict[s
 def plan_matrix(suite: Suite, *, solver_names: list[str] | None = None, instances: str | None = None,
                 split: str | None = None, seeds: list[int] | None = None, time_limit: float | None = None,
                 param_items: list[str] | None = None, store: Store | None = None, rerun: str | None = None,
-                jobs: int = 1, tuned: dict[str, dict[str, Any]] | None = None) -> MatrixPlan:
+                jobs: int = 1, tuned: dict[str, dict[str, Any]] | None = None,
+                max_nodes: int | None = None) -> MatrixPlan:
     """Expand the matrix and drop the cells the store already holds (per ``rerun``)."""
     import solvers
 
     if rerun is not None and rerun not in RERUN_CHOICES:
         raise HopbenchError(f"--rerun must be one of {', '.join(RERUN_CHOICES)}, got {rerun!r}")
-    chosen = suite.select(instances, split)
+    chosen = suite.select(instances, split, max_nodes)
     kinds = {i.kind for i in chosen}
     names = solver_names or [n for n in solvers.names() if kinds & set(solvers.get(n).kinds)]
     for name in names:

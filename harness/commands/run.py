@@ -13,6 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--suite", required=True, metavar="S", help="suite name (see 'hopbench instances') or TOML path")
     p.add_argument("--instances", metavar="GLOB", help="only instances whose id matches, e.g. 'torus:*'")
     p.add_argument("--split", choices=["tune", "test"], help="only instances of this split")
+    p.add_argument("--max-nodes", type=int, metavar="N", help="only instances of at most N vertices / torus nodes")
     p.add_argument("--solver", metavar="A,B", help="comma-separated solvers (default: all that fit the suite)")
     seeds = p.add_mutually_exclusive_group()
     seeds.add_argument("--seeds", type=int, metavar="K", help="seeds 1..K (default: the suite's, else 1)")
@@ -66,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
         tuned = load_tuned(solver_names)
     plan = plan_matrix(suite, solver_names=solver_names, instances=args.instances, split=args.split,
                        seeds=_seeds(args), time_limit=positive_seconds(args.time_limit) if args.time_limit else None,
-                       param_items=args.param, store=store, rerun=args.rerun, jobs=jobs, tuned=tuned)
+                       param_items=args.param, store=store, rerun=args.rerun, jobs=jobs, tuned=tuned,
+                       max_nodes=args.max_nodes)
     pool = make_executor(jobs, args.scheduler) if plan.todo else None  # an unreachable scheduler fails here
     print(f"suite {suite.name}: {len(plan.cells)} cells, {plan.skipped_done} already recorded, "
           f"{len(plan.todo)} to run on {args.scheduler or f'{jobs} local worker(s)'}; store {store.url}",

@@ -116,3 +116,12 @@ def test_formula_evaluator():
     assert evaluate_formula("2**e", {"e": 6}, "t") == 64
     with pytest.raises(HopbenchError, match="division by zero"):
         evaluate_formula("1 // 0", {}, "t")
+
+
+def test_select_by_size():
+    suite = load_suite("angara2021")
+    small = suite.select(max_nodes=64)
+    assert small and all(i.size() <= 64 for i in small) and len(small) < len(suite.instances)
+    assert load_suite("edgecut2022").by_id["torus:8x8/cap10/b16/aspl"].size() == 64
+    with pytest.raises(HopbenchError, match="of at most 3 nodes"):
+        suite.select(max_nodes=3)
