@@ -131,7 +131,7 @@ def _copy_buffer(pool, hpool, src, dst):
 
 
 @nb.njit(cache=True)
-def _free_buffers(ivars, slot_buf, buf_slot, free, nfree, keep_slot):
+def _free_buffers(slot_buf, buf_slot, free, nfree, keep_slot):
     """Drop every cached removal matrix except the one of ``keep_slot``; return the free count."""
     for i in range(slot_buf.shape[0]):
         b = slot_buf[i]
@@ -276,7 +276,7 @@ def run_moves(max_evals, obj, cap, budget, inf, block, p_endpoint, p_swap, temp0
                 sc[k, 0] = c
                 sc[k, 1] = d
                 ivars[I_K] = k + 1
-                nfree = _free_buffers(ivars, slot_buf, buf_slot, free, nfree, -1)
+                nfree = _free_buffers(slot_buf, buf_slot, free, nfree, -1)
                 e, q = _hist_energy(obj, n, hpool[cur])
                 fvars[F_CUR_E] = e
                 ivars[I_CUR_Q] = q
@@ -390,7 +390,7 @@ def run_moves(max_evals, obj, cap, budget, inf, block, p_endpoint, p_swap, temp0
         free[nfree] = cur
         nfree += 1
         ivars[I_CUR] = nb_
-        nfree = _free_buffers(ivars, slot_buf, buf_slot, free, nfree, keep)
+        nfree = _free_buffers(slot_buf, buf_slot, free, nfree, keep)
         fvars[F_CUR_E] = e
         ivars[I_CUR_Q] = q
         ivars[I_CAN_ADD] = 1

@@ -126,6 +126,10 @@ class Milp(Solver):
             return True, f"the exact model chooses arbitrary shortcuts, not {problem.family!r} link sets"
         if problem.objective == "ad":
             return True, "ASPL x diameter is not linear in the model's variables; use aspl, golf or diameter"
+        n = problem.n
+        if n * (n - 1) // 2 > self.config["max_terms"]:  # cheap check first: never list the pairs of a huge graph
+            return True, (f"{n} vertices: the model would have more than max_terms={self.config['max_terms']:,} "
+                          "Boolean terms; raise max_terms to try anyway")
         if not summary(problem.base).connected:
             return True, "the distance model needs a connected base graph"
         terms = size_estimate(problem)
