@@ -14,8 +14,9 @@ would write:
   non-edge), *endpoint* (move one end to a neighbour of that end), *swap*
   (exchange ends with another shortcut: a--b, u--v -> a--u, b--v; degrees do
   not change, so this still moves when every port is taken).  The mix is
-  ``p_endpoint`` / ``p_swap`` / the rest relocations; a move that is
-  impossible falls back on the next kind.
+  ``p_endpoint`` / ``p_swap`` / the rest relocations (two shares adding up to
+  more than 1 are scaled down to add up to 1); a move that is impossible
+  falls back on the next kind.
 * **Exact evaluation, incrementally**: each move is scored exactly (total
   distance, diameter, unreachable pairs) as one edge addition on the
   distance matrix of the graph *without* the moved shortcut.  That removal
@@ -178,7 +179,8 @@ class Annealing(Solver):
                     log=True, minimum=1e-12),
         "t1": Param(1e-5, "final temperature as a fraction of the best energy so far", low=1e-7, high=1e-2,
                     log=True, minimum=1e-15),
-        "p_endpoint": Param(0.3, "share of moves that move one end of a shortcut to a neighbour of that end",
+        "p_endpoint": Param(0.3, "share of moves that move one end of a shortcut to a neighbour of that end "
+                                 "(with p_swap: scaled down together when they add up to more than 1)",
                             low=0.0, high=1.0, minimum=0.0, maximum=1.0),
         "p_swap": Param(0.0, "share of moves that exchange ends of two shortcuts (degree-neutral)",
                         low=0.0, high=0.5, minimum=0.0, maximum=1.0),
@@ -244,8 +246,11 @@ class Annealing(Solver):
 
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         cfg = dict(self.config)
-        if cfg["p_endpoint"] + cfg["p_swap"] > 1.0:
-            raise HopbenchError(f"p_endpoint + p_swap must be <= 1, got {cfg['p_endpoint']} + {cfg['p_swap']}")
+        share = cfg["p_endpoint"] + cfg["p_swap"]
+        if share > 1.0:
+            # the two shares are a mix: past 1 they are scaled to add up to 1 (no relocations), so
+            # every point of the search space (where each is drawn on its own) is a valid setting
+            cfg["p_endpoint"], cfg["p_swap"] = cfg["p_endpoint"] / share, cfg["p_swap"] / share
         rng = np.random.default_rng(seed)
         start = self._initial(problem, seed, rng, budget, report)
         kernel_rng = rng.integers(1, np.iinfo(np.uint64).max, size=4, dtype=np.uint64)

@@ -121,9 +121,12 @@ def test_init_options():
     assert parse_init("edgecut-full:t=0, x=1") == ("edgecut-full", {"t": "0", "x": "1"})
 
 
-def test_bad_move_mix():
+def test_a_move_mix_past_one_is_scaled_not_refused():
+    # tuning draws the two shares independently; their sum may pass 1
+    out = run(problem("ring:10", 3, 2), p_endpoint=0.8, p_swap=0.5)
+    assert len(out.solution.shortcuts) <= 2 and out.solution.evaluate().objective > 0
     with pytest.raises(HopbenchError, match="p_endpoint"):
-        run(problem("ring:10", 3, 2), p_endpoint=0.8, p_swap=0.5)
+        solvers.create("annealing", p_endpoint=1.5)
 
 
 def test_no_budget_uses_moves_and_budget_zero_is_fine():

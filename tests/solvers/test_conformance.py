@@ -124,3 +124,27 @@ def test_declared_parameters_are_sound(name):
             assert p.low <= p.high
     for key in cls.search_space():
         assert key in cls.params
+
+
+SPACE_CASES = [c for c in CASES if solvers.get(c.values[0]).search_space()]
+
+
+@pytest.mark.parametrize("name, problem", SPACE_CASES)
+def test_every_point_of_the_search_space_runs(name, problem):
+    """Tuning draws each parameter on its own: any combination must be a valid setting."""
+    import optuna
+
+    from harness.tuning import search_space, suggest
+
+    space = search_space(name)
+    sampler = optuna.samplers.RandomSampler(seed=3)
+    study = optuna.create_study(sampler=sampler)
+    for _ in range(3):
+        trial = study.ask()
+        values = {k: suggest(trial, k, p) for k, p in space.items()}
+        solver = solvers.create(name, **values)
+        if solver.skip(problem)[0]:
+            continue
+        out = execute(solver, problem, seed=1, budget=Budget(time_s=1.0, evaluations=100))
+        out.solution.evaluate()
+        study.tell(trial, 0.0)
