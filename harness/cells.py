@@ -67,32 +67,95 @@ def _one_line(exc: BaseException) -> str:
     return first[:900] + where
 
 
+#: seconds a built-in solver's one-time warm-up may take: compiling its numba kernels on a
+#: cold cache takes up to a minute or two on a small machine, and it respects its budgets
+BUILTIN_WARMUP_LIMIT = 300.0
+
 _warmed: set[str] = set()
 
 
-def warm_up(cell: dict[str, Any]) -> None:
-    """Run the cell's solver once on its own problem with a tiny budget, ignoring the outcome.
+def is_builtin(solver: str) -> bool:
+    """True for solvers shipped in the ``solvers`` package (trusted to respect budgets)."""
+    import solvers
 
-    numba compiles a kernel on its first call for each argument type; doing that
-    here, before the cell's clock starts, keeps compile time out of recorded
-    times and out of the time limit.  Once per solver per process.
+    try:
+        return solvers.get(solver).__module__.startswith("solvers.")
+    except HopbenchError:
+        return False
+
+
+def warm_up_limit(cell: dict[str, Any]) -> float:
+    """How long the warm-up before ``cell`` may take: generous for built-in solvers, whose only
+    slow part is JIT compilation; the cell's hard limit for plug-ins, which could ignore budgets."""
+    return max(hard_limit(cell), BUILTIN_WARMUP_LIMIT) if is_builtin(cell["solver"]) else hard_limit(cell)
+
+
+def warm_up_problems() -> dict[str, list[Any]]:
+    """Tiny problems that reach every code path a solver compiles: each objective, the equality
+    family, a regular problem, and a graph wide enough for uint16 distance matrices."""
+    from harness import routing
+    from harness.problem import ShortcutProblem
+    from harness.topologies import parse_spec
+
+    def shortcut(spec: str, cap: int, budget: int, objective: str, family: str | None = None,
+                 regular: bool = False) -> ShortcutProblem:
+        return ShortcutProblem(parse_spec(spec), cap, budget, objective, family, base_spec=spec, regular=regular)
+
+    return {
+        "shortcut": [shortcut("ring:12", 4, 3, "aspl"), shortcut("torus:4x4", 6, 3, "golf"),
+                     shortcut("mesh:3x3", 5, 2, "diameter"), shortcut("ring:12", 4, 12, "ad", "equality"),
+                     shortcut("ring:12", 4, 12, "golf", regular=True), shortcut("ring:600", 3, 2, "aspl")],
+        "routing": routing.sample_problems()[:2],
+    }
+
+
+def warm_up_solver(name: str, params: dict[str, Any] | None = None) -> None:
+    """Compile a solver's numba kernels (numba caches them on disk) before anything is timed.
+
+    The solver runs on :func:`warm_up_problems` under an evaluation budget (a wall-clock
+    budget could be used up by compiling one kernel before the next is reached), with a
+    time cap for solvers that do not count evaluations.  Once per solver and parameter
+    set per process; failures are ignored — the real run reports them.
     """
-    if cell["solver"] in _warmed:
-        return
-    _warmed.add(cell["solver"])
+    import json
+
     import solvers
     from harness.budget import Budget
     from harness.execution import execute
-    from harness.instances import Instance
 
+    key = f"{name}|{json.dumps(params or {}, sort_keys=True, default=str)}"
+    if key in _warmed:
+        return
+    _warmed.add(key)
     try:
-        problem = Instance(id=cell["instance"], suite=cell["suite"], kind=cell["kind"], fields=cell["fields"]).problem()
-        solver = solvers.create(cell["solver"], **cell["params"])
-        if not solver.skip(problem)[0]:
-            execute(solver, problem, seed=cell["seed"], budget=Budget(time_s=min(0.5, cell["time_limit"]),
-                                                                        evaluations=1))
-    except Exception:  # the real run reports any problem properly
-        pass
+        kinds = solvers.get(name).kinds
+    except HopbenchError:
+        return
+    problems = warm_up_problems()
+    for kind in kinds:
+        for problem in problems.get(kind, []):
+            try:
+                solver = solvers.create(name, **(params or {}))
+                if not solver.skip(problem)[0]:
+                    execute(solver, problem, seed=0, budget=Budget(time_s=20.0, evaluations=50))
+            except Exception:
+                pass
+
+
+def warm_up(cell: dict[str, Any]) -> None:
+    """Warm up the cell's solver (see :func:`warm_up_solver`); built-in solvers only — a
+    plug-in's warm-up would be a run of unknown behaviour outside the cell's record."""
+    if is_builtin(cell["solver"]):
+        warm_up_solver(cell["solver"], cell["params"])
+
+
+def warm_builtin_solvers() -> None:
+    """Warm up every built-in solver (e.g. once per test session, before anything is timed)."""
+    import solvers
+
+    for name in solvers.names():
+        if is_builtin(name):
+            warm_up_solver(name)
 
 
 def run_cell(cell: dict[str, Any]) -> dict[str, Any]:

@@ -293,9 +293,41 @@ def param_labels(runs) -> dict[tuple[str, str], str]:
     return labels
 
 
+def budget_label(time_limit_s: Any, cell_key: str) -> str:
+    """A run's budget as shown on boards: ``60s``, ``5s/2000ev``."""
+    parts = []
+    if time_limit_s is not None and not (isinstance(time_limit_s, float) and math.isnan(time_limit_s)):
+        parts.append(f"{float(time_limit_s):g}s")
+    match = re.search(r"\|e=(\d+)(?:\||$)", cell_key or "")
+    if match:
+        parts.append(f"{match.group(1)}ev")
+    return "/".join(parts)
+
+
+def with_budgets(runs):
+    """Runs under different budgets are different rows: the budget joins the parameters.
+
+    A cell's identity includes its time limit and evaluation budget, so the same
+    parameters run at 10 s and at 60 s are two cells; averaging them together would
+    mix two experiments.  Where a solver ran under several budgets, its labels show
+    them (``default @10s``, ``default @60s``).
+    """
+    runs = runs.copy()
+    runs["_budget"] = [budget_label(t, k) for t, k in zip(runs["time_limit_s"], runs["cell_key"])]
+    # only where a solver ran under several budgets: elsewhere the label would be noise
+    mixed = runs.groupby("solver")["_budget"].transform("nunique") > 1
+    runs.loc[mixed, "params"] = runs.loc[mixed, "params"] + " @" + runs.loc[mixed, "_budget"]
+    runs.loc[mixed, "params_tag"] = runs.loc[mixed, "params_tag"] + " @" + runs.loc[mixed, "_budget"]
+    return runs.drop(columns="_budget")
+
+
 def display_label(solver: str, params: str) -> str:
-    """How plots name a (solver, params) row: the solver alone for default parameters."""
-    return solver if params == "default" else f"{solver} [{params}]"
+    """How plots name a (solver, params) row: ``solver @budget`` for default parameters."""
+    if params == "default":
+        return solver
+    if params.startswith("default @"):
+        return f"{solver} {params[len('default '):]}"
+    return f"{solver} [{params}]"
 
 
 # --------------------------------------------------------------------------- the board
@@ -428,6 +460,7 @@ def build_board(store: Any, suite_name: str, *, suite: Any | None = None) -> Boa
     if runs.empty:
         raise HopbenchError(f"no recorded runs of suite {suite_name!r} in this store; run "
                             f"'hopbench run --suite {suite_name}' first (or pass the right --storage)")
+    runs = with_budgets(runs)
     if suite is None:
         try:
             suite = load_suite(suite_name)

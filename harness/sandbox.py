@@ -26,7 +26,7 @@ import time
 import weakref
 from typing import Any
 
-from harness.cells import hard_limit
+from harness.cells import hard_limit, warm_up_limit
 
 #: seconds a new child may take to import harness, solvers and numba
 STARTUP_TIMEOUT = 300.0
@@ -44,12 +44,13 @@ class Sandbox:
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         # the child must import the same harness/solvers as this process
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, os.getcwd(), env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([sys.executable, "-m", "harness.sandbox"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.stderr, env=env, start_new_session=True)
         self.threads = threads
         self.ready = False
+        self.phase = "start"
         self.clock = time.monotonic()
         self._buffer = b""
         _all.add(self)
@@ -125,7 +126,9 @@ class Sandbox:
         except (BrokenPipeError, OSError):
             raise _Died(self.proc.poll()) from None
         self.clock = time.monotonic()
-        self._receive(self.clock + limit)  # "started": warm-up is bounded by the same limit
+        self.phase = "warm-up"
+        self._receive(self.clock + warm_up_limit(cell))  # "started", after the solver's one-time warm-up
+        self.phase = "run"
         self.clock = time.monotonic()
         return self.clock
 
@@ -156,8 +159,14 @@ def run_isolated(cell: dict[str, Any]) -> dict[str, Any]:
     except _Timeout:
         box.kill()
         _local.box = None
-        status, error = "timeout", (f"killed after {time.monotonic() - box.clock:.1f} s: still running at the hard "
-                                    f"limit of 1.2 x {cell['time_limit']:g} s + 5 s")
+        waited = time.monotonic() - box.clock
+        if box.phase == "warm-up":
+            error = (f"killed after {waited:.1f} s in the solver's one-time warm-up (JIT compilation and a "
+                     f"minimal run), which may take {warm_up_limit(cell):g} s")
+        else:
+            error = (f"killed after {waited:.1f} s: still running at the hard limit of 1.2 x "
+                     f"{cell['time_limit']:g} s + 5 s")
+        status = "timeout"
     except _Died as exc:
         tail = box.stderr_tail()
         box.kill()
@@ -187,15 +196,35 @@ def _serve() -> None:
     import solvers
     from harness.cells import run_cell, warm_up
 
+    _exit_with_parent()
     solvers.names()  # import every solver module now, not inside a cell
     send({"event": "ready"})
     for line in sys.stdin:
         if not line.strip():
             continue
         cell = json.loads(line)
+        # the parent enforces the limits; these alarms (default action: terminate) only matter when
+        # the parent is gone, so that an orphaned run cannot go on for ever
+        signal.alarm(int(warm_up_limit(cell)) + 5)
         warm_up(cell)
         send({"event": "started"})
-        send(run_cell(cell))
+        signal.alarm(int(hard_limit(cell)) + 5)
+        result = run_cell(cell)
+        signal.alarm(0)
+        send(result)
+
+
+def _exit_with_parent() -> None:
+    """Leave when the coordinating process dies (a kill -9 closes no pipe until the cell ends)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, daemon=True, name="hopbench-parent-watch").start()
 
 
 if __name__ == "__main__":

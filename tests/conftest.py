@@ -23,3 +23,15 @@ def cli(capsys):
         return code, out, err
 
     return run
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """Compile every built-in solver's numba kernels once, before any test measures time.
+
+    On a clean checkout (CI) the on-disk numba cache is empty; without this the
+    first test to touch a kernel would pay its compilation inside a timed run.
+    """
+    from harness.cells import warm_builtin_solvers
+
+    warm_builtin_solvers()

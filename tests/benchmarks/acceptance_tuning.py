@@ -60,6 +60,9 @@ def main() -> None:
     tuned_tag = json.loads((TUNED_DIR / f"{args.solver}.json").read_text())["params"]
     df["which"] = ["default" if tag == "default" else "tuned" for tag in df.params_tag]
     table = df.pivot_table(index="instance", columns="which", values="objective", aggfunc="mean")
+    if "tuned" not in table:  # the study's best is the defaults: both runs are the same cells
+        print("the tuned parameters equal the defaults")
+        table["tuned"] = table["default"]
     table["rel_diff_%"] = 100 * (table["tuned"] - table["default"]) / table["default"]
     pd.set_option("display.width", 160)
     print(f"tuned parameters: {tuned_tag}")

@@ -319,3 +319,21 @@ def test_unknown_suite_without_runs_is_an_error(tiny):
 
     with pytest.raises(HopbenchError, match="no recorded runs"):
         build_board(Store.open(tiny["url"]), "nope")
+
+
+def test_runs_under_different_budgets_are_different_rows(tmp_path):
+    from harness.leaderboard import build_board
+    from harness.store import Store, cell_key
+
+    store = Store.open(f"sqlite:///{tmp_path / 'b.db'}")
+    inst = "ring:16/cap4/b4/aspl"
+    for limit, objective in ((10.0, 2.5), (60.0, 2.0)):
+        for seed in (1, 2):
+            store.record({"cell_key": cell_key("quick", inst, "annealing", {}, seed, limit), "suite": "quick",
+                          "instance": inst, "instance_spec": {"base": "ring:16", "cap": 4, "budget": 4},
+                          "kind": "shortcut", "solver": "annealing", "params": {}, "params_tag": "default",
+                          "seed": seed, "status": "ok", "objective": objective, "time_limit_s": limit})
+    board = build_board(store, "quick")
+    rows = board.rows[board.rows.instance == inst]
+    assert sorted(rows["params"]) == ["default @10s", "default @60s"]
+    assert sorted(rows["mean"]) == [2.0, 2.5] and set(rows["runs"]) == {2}
