@@ -23,7 +23,6 @@ tests (:func:`sample_problems`).
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from harness.errors import HopbenchError, InvalidSolution
@@ -32,7 +31,7 @@ from harness.routing_network import Torus, direction_name, format_dims, parse_di
 from harness.routing_problem import OBJECTIVES, RULES, SUBSETS, RoutingProblem, parse_nodes, subset_nodes
 from harness.routing_table import (METRIC_KEYS, ROUTES_FORMAT, RoutingEvaluation, RoutingTable, evaluate_loads,
                                    table_from_dict)
-from harness.verification import TOLERANCE, Verdict, register_verifier
+from harness.verification import Verdict, close_enough, register_verifier
 
 __all__ = [
     "METRIC_KEYS", "OBJECTIVES", "ROUTES_FORMAT", "RULES", "SUBSETS", "RoutingEvaluation", "RoutingGraph",
@@ -117,10 +116,8 @@ def sample_problems() -> list[RoutingProblem]:
 # --------------------------------------------------------------------------- verification
 
 
-def _close(a: float, b: float) -> bool:
-    if math.isinf(a) or math.isinf(b):
-        return a == b
-    return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
+#: metrics every routing-table document must store (and match)
+REQUIRED_METRICS = ("objective", "max_load", "sigma4")
 
 
 def verify_routes(doc: dict[str, Any]) -> Verdict:
@@ -132,10 +129,14 @@ def verify_routes(doc: dict[str, Any]) -> Verdict:
     except InvalidSolution as exc:
         return Verdict(False, f"invalid routing table: {exc}", stored=stored)
     metrics = ev.metrics()
+    missing = [key for key in REQUIRED_METRICS if key not in stored]
+    if missing:
+        return Verdict(False, f"the document stores no {', '.join(missing)}; a result file must carry the metrics "
+                              f"it claims", metrics, stored)
     for key, value in stored.items():
         if key not in metrics:
             continue
-        if not _close(float(metrics[key]), float(value)):
+        if not close_enough(float(metrics[key]), float(value)):
             return Verdict(False, f"stored {key} {value!r} does not match the recomputed {metrics[key]!r}",
                            metrics, stored)
     return Verdict(True, "", metrics, stored)

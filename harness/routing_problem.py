@@ -149,12 +149,26 @@ class RoutingProblem:
                 object.__setattr__(self, "subset", "all")
         else:
             object.__setattr__(self, "nodes", parse_nodes(list(self.nodes), net.num_nodes))
+        self._check_subset_name()
         if self.rules not in RULES:
             raise HopbenchError(f"unknown routing rules {self.rules!r}; use one of {', '.join(RULES)}")
         if self.objective not in OBJECTIVES:
             raise HopbenchError(f"unknown routing objective {self.objective!r}; use one of {', '.join(OBJECTIVES)}")
         if not isinstance(self.minimal, bool):
             raise HopbenchError(f"'minimal' must be true or false, got {self.minimal!r}")
+
+    def _check_subset_name(self) -> None:
+        """A named subset must be the nodes it names (a document could claim one and list others)."""
+        if self.subset == "all":
+            expected = tuple(range(self.network.num_nodes))
+        else:
+            try:
+                expected = subset_nodes(self.subset, self.network) if self.subset else None
+            except HopbenchError:
+                return  # a free-form label, not one of the named subsets
+        if expected is not None and tuple(expected) != tuple(self.nodes):
+            raise HopbenchError(f"subset {self.subset!r} of torus {self.network.spec} is nodes "
+                                f"{list(expected)}, but the nodes given are {list(self.nodes)}")
 
     # pickles (runner workers) carry the definition only; the caches are rebuilt on demand
     def __getstate__(self) -> dict[str, Any]:

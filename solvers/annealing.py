@@ -197,14 +197,6 @@ class Annealing(Solver):
         "cache_mb": Param(512, "memory for cached removal matrices (MB)", minimum=1, tunable=False),
     }
 
-    def skip(self, problem: Any) -> tuple[bool, str]:
-        skipped, reason = super().skip(problem)
-        if skipped:
-            return skipped, reason
-        if getattr(problem, "family", None) is not None:
-            return True, f"it moves arbitrary shortcuts and cannot respect the {problem.family!r} solution family"
-        return False, ""
-
     # ------------------------------------------------------------------ init
 
     def _initial(self, problem: ShortcutProblem, seed: int, rng: np.random.Generator, budget: Budget,

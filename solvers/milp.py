@@ -122,8 +122,6 @@ class Milp(Solver):
         skipped, reason = super().skip(problem)
         if skipped:
             return skipped, reason
-        if getattr(problem, "family", None) is not None:
-            return True, f"the exact model chooses arbitrary shortcuts, not {problem.family!r} link sets"
         if problem.objective == "ad":
             return True, "ASPL x diameter is not linear in the model's variables; use aspl, golf or diameter"
         n = problem.n

@@ -89,3 +89,19 @@ def test_gzipped_documents_are_read(tmp_path):
     path = tmp_path / "sol.json.gz"
     path.write_bytes(gzip.compress(json.dumps(solution_to_dict(make_solution())).encode()))
     assert verify_document(read_json(path)).valid
+
+
+def test_embedded_edges_must_be_the_named_graph():
+    doc = solution_to_dict(make_solution())  # torus:4x4: no edges embedded
+    from harness.topologies import parse_spec
+
+    complete = [[u, v] for u in range(16) for v in range(u + 1, 16)]
+    doc.update(base_n=16, base_edges=complete, shortcuts=[])
+    doc["problem"]["degree_cap"] = 15
+    v = verify_document(doc)
+    assert not v.valid and "not the graph 'torus:4x4' names" in v.reason
+    doc["base_edges"] = parse_spec("torus:4x4").edges.tolist()
+    doc["problem"]["degree_cap"] = 6
+    doc["metrics"] = solution_to_dict(make_solution())["metrics"]
+    doc["shortcuts"] = [[0, 10], [5, 15]]
+    assert verify_document(doc).valid

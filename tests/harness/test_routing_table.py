@@ -325,3 +325,21 @@ def test_suite_generator_is_reproducible(tmp_path, monkeypatch):
     got = [i["torus"] for i in committed["instances"] if i["group"] in ("3D", "4D")]
     assert got == want
     assert np.all(np.array([np.prod(d) for d in four]) <= mod.MAX_NODES)
+
+
+def test_verify_rejects_contradictions_and_missing_metrics():
+    import solvers
+    from harness import routing
+    from harness.errors import HopbenchError
+    from harness.execution import execute
+    from harness.verification import verify_document
+
+    table = execute(solvers.create("dor"), routing.make_problem("4x2x2x2", subset="desmos8"), seed=0).solution
+    doc = table.to_dict()
+    assert verify_document(doc).valid
+    liar = dict(doc, nodes=[0, 1], routes={"0,1": doc["routes"]["0,1"], "1,0": doc["routes"]["1,0"]})
+    with pytest.raises(HopbenchError, match="subset 'desmos8'"):
+        verify_document(liar)
+    bare = dict(doc, metrics={})
+    verdict = verify_document(bare)
+    assert not verdict.valid and "stores no objective" in verdict.reason
