@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from harness.errors import HopbenchError
 from harness.graph import Graph
@@ -66,5 +67,6 @@ def fault_tolerance(g: Graph, *, samples: int = 30, seed: int = 0, growth: int =
             else:
                 lo = mid
         found[i] = hi
-    ci = 1.96 * found.std(ddof=1) / math.sqrt(samples) if samples > 1 else math.inf
+    # Student t: a few samples are the usual case, where 1.96 would understate the interval
+    ci = float(stats.t.ppf(0.975, samples - 1) * found.std(ddof=1) / math.sqrt(samples)) if samples > 1 else math.inf
     return FaultTolerance(float(found.mean()), float(ci), found)

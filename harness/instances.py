@@ -59,7 +59,7 @@ from harness.errors import HopbenchError
 
 KINDS = ("shortcut", "routing")
 SPLITS = ("tune", "test")
-SHORTCUT_KEYS = {"kind", "base", "cap", "budget", "objective", "family", "regular", "split", "best_known",
+SHORTCUT_KEYS = {"kind", "base", "cap", "budget", "objective", "family", "regular", "group", "split", "best_known",
                  "optimum", "reference", "id", "note"}
 INFO_KEYS = {"split", "best_known", "optimum", "reference", "note"}
 
@@ -398,4 +398,7 @@ def load_suite(name_or_path: str | Path) -> Suite:
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0
                                   or math.isinf(value)):
             raise HopbenchError(f"{path.name}: {key} must be a positive number, got {value!r}")
+    seeds = doc.get("seeds", 1)
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise HopbenchError(f"{path.name}: seeds must be a positive integer (seeds 1..K), got {seeds!r}")
     return suite

@@ -93,7 +93,8 @@ def plan_matrix(suite: Suite, *, solver_names: list[str] | None = None, instance
         raise HopbenchError(f"--rerun must be one of {', '.join(RERUN_CHOICES)}, got {rerun!r}")
     chosen = suite.select(instances, split, max_nodes)
     kinds = {i.kind for i in chosen}
-    names = solver_names or [n for n in solvers.names() if kinds & set(solvers.get(n).kinds)]
+    names = list(dict.fromkeys(solver_names)) if solver_names else \
+        [n for n in solvers.names() if kinds & set(solvers.get(n).kinds)]
     for name in names:
         solvers.get(name)
     grid = parse_param_grid(param_items or [], names)

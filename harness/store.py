@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from sqlalchemy import (Column, DateTime, Float, ForeignKey, Integer, MetaData, String, Table, Text, create_engine,
                         delete, event, insert, select)
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
 from harness.errors import HopbenchError
 from harness.formats import json_default, strict_json
@@ -170,16 +170,27 @@ class Store:
                                          default=json_default)
         if values["status"] not in STATUSES:
             raise ValueError(f"unknown status {values['status']!r}")
+        points = [{"idx": i, "elapsed_s": float(t), "evaluations": int(e), "value": _finite(v)}
+                  for i, (t, e, v) in enumerate(trace)]
+        for attempt in range(3):
+            try:
+                return self._replace(values, points)
+            except IntegrityError:
+                # another writer recorded the same cell between our delete and insert (two
+                # coordinators on one matrix); the retry replaces its row, last writer wins
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _replace(self, values: dict[str, Any], points: list[dict[str, Any]]) -> int:
         with self.engine.begin() as conn:
             old = conn.execute(select(runs.c.id).where(runs.c.cell_key == values["cell_key"])).scalar()
             if old is not None:
                 conn.execute(delete(traces).where(traces.c.run_id == old))
                 conn.execute(delete(runs).where(runs.c.id == old))
             run_id = conn.execute(insert(runs).values(**values)).inserted_primary_key[0]
-            points = [{"run_id": run_id, "idx": i, "elapsed_s": float(t), "evaluations": int(e), "value": _finite(v)}
-                      for i, (t, e, v) in enumerate(trace)]
             if points:
-                conn.execute(insert(traces), points)
+                conn.execute(insert(traces), [{"run_id": run_id, **p} for p in points])
         return int(run_id)
 
     # ------------------------------------------------------------------ reading
@@ -237,20 +248,42 @@ def now() -> datetime:
 def merge(source_url: str, target_url: str) -> int:
     """Copy every run (and its trace) of one store into another; returns the number copied.
 
-    Cells already in the target are replaced by the source's row, so merging the
-    stores of several machines gives one row per cell.
+    A cell recorded in both keeps one row: an ``ok`` run beats a failed one (so a
+    machine's timeout never overwrites another's result), and between rows of the
+    same kind the one that finished later wins (the source on a tie).  Merging the stores of several
+    machines therefore gives one row per cell, whatever the order of the merges.
     """
     src, dst = Store.open(source_url), Store.open(target_url)
     df = src.dataframe()
     tr = src.traces_dataframe()
     by_run = {rid: list(zip(g.elapsed_s, g.evaluations, g.value)) for rid, g in tr.groupby("run_id")} if len(tr) else {}
+    with dst.engine.connect() as conn:
+        existing = {k: (s == "ok", _utc(f)) for k, s, f in
+                    conn.execute(select(runs.c.cell_key, runs.c.status, runs.c.finished_at)).all()}
+    copied = 0
     for row in df.to_dict("records"):
         rid = row.pop("id")
         for key in ("started_at", "finished_at"):
             if row.get(key) is not None and hasattr(row[key], "to_pydatetime"):
                 row[key] = row[key].to_pydatetime()
-        dst.record({k: (None if _isnan(v) else v) for k, v in row.items()}, by_run.get(rid, []))
-    return len(df)
+        row = {k: (None if _isnan(v) else v) for k, v in row.items()}
+        theirs = existing.get(row["cell_key"])
+        if theirs is not None and theirs > (row["status"] == "ok", _utc(row.get("finished_at"))):
+            continue
+        dst.record(row, by_run.get(rid, []))
+        copied += 1
+    return copied
+
+
+def _utc(moment: Any) -> datetime:
+    """A comparable finish time (SQLite returns naive datetimes; a missing one sorts first)."""
+    import pandas as pd
+
+    if moment is None or pd.isna(moment):
+        return datetime.min.replace(tzinfo=timezone.utc)
+    if hasattr(moment, "to_pydatetime"):
+        moment = moment.to_pydatetime()
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _isnan(v: Any) -> bool:

@@ -10,10 +10,11 @@ spec                   graph
 ``ring:N``             cycle on N >= 3 vertices (DLN-2)
 ``dln:N:x``            distributed loop network DLN-x (Koibuchi et al. 2012,
                        Sect. III-A): ring plus chords i -- i + floor(N/2^k)
-                       for k = 1..x-2.  The k = 1 chords form a matching and
-                       every other k adds two links per vertex, so the
-                       degree is 2x-3 for x >= 3 (not x).  Chords that would
-                       repeat a link or be a self-loop are dropped.
+                       for k = 1..x-2.  For even N the k = 1 chords form a
+                       matching and every other k adds two links per vertex,
+                       so the degree is 2x-3 for x >= 3 (not x); for odd N it
+                       is 2x-2.  Chords that would repeat a link or be a
+                       self-loop are dropped.
 ``mesh:AxB[xC...]``    mesh, two or more dimensions, row-major numbering
 ``torus:AxB[xC...]``   torus / k-ary n-cube, any number of dimensions; a
                        dimension of size 2 is a single link, not a double one
@@ -62,7 +63,7 @@ def ring(n: int) -> Graph:
 
 
 def dln(n: int, x: int) -> Graph:
-    """Distributed loop network DLN-x of Koibuchi et al. (degree 2x-3 for x >= 3)."""
+    """Distributed loop network DLN-x of Koibuchi et al. (degree 2x-3 for x >= 3 and even N, 2x-2 for odd N)."""
     _require(n >= 3, f"dln:{n}:{x} needs N >= 3, e.g. dln:1024:5")
     _require(x >= 2, f"dln:{n}:{x} needs x >= 2 (x = 2 is the ring), e.g. dln:{n}:4")
     i = np.arange(n)

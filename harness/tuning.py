@@ -42,7 +42,14 @@ from harness.errors import HopbenchError
 SAMPLERS = ("tpe", "random", "grid")
 #: the gap charged for a run that failed or timed out (a 100% gap)
 FAILURE_GAP = 1.0
+#: where ``--save`` writes and ``--params tuned`` reads, unless ``$HOPBENCH_TUNED_DIR`` says otherwise
 TUNED_DIR = Path(__file__).resolve().parent.parent / "leaderboards" / "tuned"
+
+
+def tuned_dir() -> Path:
+    """The tuned-parameter directory: ``$HOPBENCH_TUNED_DIR`` or the repository's ``leaderboards/tuned``."""
+    env = os.environ.get("HOPBENCH_TUNED_DIR")
+    return Path(env) if env else TUNED_DIR
 
 
 @dataclass
@@ -63,7 +70,10 @@ class TuneConfig:
     fixed: dict[str, Any] = field(default_factory=dict)  #: parameters held at a value
 
     def study_name(self) -> str:
-        return self.study or f"{self.solver}@{self.suite}" + (f"-{self.split}" if self.split else "")
+        if self.study:
+            return self.study
+        return (f"{self.solver}@{self.suite}" + (f"-{self.split}" if self.split else "")
+                + (f"[{self.instances}]" if self.instances else ""))
 
     def space(self) -> dict[str, Any]:
         return search_space(self.solver, self.only, self.fixed)
@@ -283,11 +293,29 @@ def _prepare(cfg: TuneConfig) -> None:
         study.set_user_attr("suite", suite.name)
         study.set_user_attr("instances", [i.id for i in instances])
         study.set_user_attr("seeds", cfg.seeds)
-    elif attrs.get("solver") != cfg.solver:
-        raise HopbenchError(f"study {cfg.study_name()!r} tunes {attrs.get('solver')}, not {cfg.solver}; "
-                            f"pick another --study name")
+        study.set_user_attr("time_limit", cfg.time_limit)
+    else:
+        _check_same_study(cfg, attrs, [i.id for i in instances])
     if cfg.sampler != "grid":
         study.enqueue_trial(default_trial(cfg.space()), skip_if_exists=True)
+
+
+def _check_same_study(cfg: TuneConfig, attrs: dict[str, Any], instance_ids: list[str]) -> None:
+    """A resumed study must measure the same thing, or its trials would not be comparable."""
+    name = cfg.study_name()
+    if attrs.get("solver") != cfg.solver:
+        raise HopbenchError(f"study {name!r} tunes {attrs.get('solver')}, not {cfg.solver}; "
+                            f"pick another --study name")
+    mismatches = []
+    if attrs.get("instances") != instance_ids:
+        mismatches.append(f"{len(attrs.get('instances') or [])} other instances (you selected {len(instance_ids)})")
+    if list(attrs.get("seeds") or []) != list(cfg.seeds):
+        mismatches.append(f"seeds {attrs.get('seeds')} (you asked for {cfg.seeds})")
+    if "time_limit" in attrs and attrs["time_limit"] != cfg.time_limit:
+        mismatches.append(f"time limit {attrs['time_limit']} (you asked for {cfg.time_limit})")
+    if mismatches:
+        raise HopbenchError(f"study {name!r} was created with {'; '.join(mismatches)}; repeat its options to "
+                            f"continue it, or pick another --study name")
 
 
 def _objective_factory(cfg: TuneConfig):
@@ -431,7 +459,7 @@ def save_tuned(cfg: TuneConfig, result: TuneResult, directory: Path | None = Non
     if not result.best_params:
         raise HopbenchError(f"study {result.study} has no completed trial; nothing to save")
     full = solvers.create(cfg.solver, **result.best_params).config
-    directory = directory or TUNED_DIR
+    directory = directory or tuned_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{cfg.solver}.json"
     doc = {"solver": cfg.solver, "params": result.best_params, "full_params": full, "study": result.study,
@@ -449,7 +477,7 @@ def load_tuned(solver_names: list[str] | None = None, directory: Path | None = N
     """Tuned parameters per solver from ``leaderboards/tuned/`` (solvers without a file keep defaults)."""
     import solvers
 
-    directory = directory or TUNED_DIR
+    directory = directory or tuned_dir()
     names = solver_names or solvers.names()
     out = {}
     for name in names:
@@ -462,7 +490,7 @@ def load_tuned(solver_names: list[str] | None = None, directory: Path | None = N
                     from None
             solvers.create(name, **params)  # still valid for this version of the solver?
             out[name] = params
-    if solver_names and not out:
-        raise HopbenchError(f"no tuned parameters for {', '.join(solver_names)} in {directory}; "
+    if not out:
+        raise HopbenchError(f"no tuned parameters for {', '.join(names)} in {directory}; "
                             f"run hopbench tune SOLVER ... --save first")
     return out

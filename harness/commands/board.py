@@ -30,9 +30,11 @@ def _suites(args, store) -> list[tuple[str, object]]:
 
     wanted = [s.strip() for item in (args.suite or []) for s in item.split(",") if s.strip()]
     if not wanted:
-        names = sorted(set(store.dataframe(with_solutions=False)["suite"]))
+        runs = store.dataframe(with_solutions=False)
+        names = sorted(set(runs[runs.study.isna()]["suite"]))  # a tuning study's runs make no board
         if not names:
-            raise HopbenchError("the results store holds no runs; run a suite first, e.g. 'hopbench run --suite quick'")
+            raise HopbenchError("the results store holds no runs (outside tuning studies); run a suite first, "
+                                "e.g. 'hopbench run --suite quick'")
         out = []
         for name in names:
             try:

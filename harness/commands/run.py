@@ -36,9 +36,12 @@ def _seeds(args) -> list[int] | None:
 
     if args.seed_list:
         try:
-            return [int(s) for s in args.seed_list.split(",") if s.strip()]
+            seeds = [int(s) for s in args.seed_list.split(",") if s.strip()]
         except ValueError:
             raise HopbenchError(f"--seed-list must be comma-separated integers, got {args.seed_list!r}") from None
+        if not seeds:
+            raise HopbenchError("--seed-list is empty; give seeds such as --seed-list 1,2,3")
+        return list(dict.fromkeys(seeds))  # a repeated seed would be the same cell twice
     if args.seeds is not None:
         if args.seeds < 1:
             raise HopbenchError(f"--seeds must be >= 1, got {args.seeds}")

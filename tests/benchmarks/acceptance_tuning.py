@@ -18,7 +18,7 @@ import sys
 import pandas as pd
 
 from harness.store import Store
-from harness.tuning import TUNED_DIR
+from harness.tuning import tuned_dir
 
 
 def hopbench(*args: str) -> str:
@@ -57,7 +57,7 @@ def main() -> None:
     listing = json.loads(hopbench("instances", args.suite, "--json"))["instances"]
     test_ids = {i["id"] for i in listing if i["split"] == "test"}
     df = df[df.instance.isin(test_ids)]
-    tuned_tag = json.loads((TUNED_DIR / f"{args.solver}.json").read_text())["params"]
+    tuned_tag = json.loads((tuned_dir() / f"{args.solver}.json").read_text())["params"]
     df["which"] = ["default" if tag == "default" else "tuned" for tag in df.params_tag]
     table = df.pivot_table(index="instance", columns="which", values="objective", aggfunc="mean")
     if "tuned" not in table:  # the study's best is the defaults: both runs are the same cells

@@ -66,6 +66,7 @@ base = "ring:10"
 cap = 4
 budget = "N // 2"
 best_known = 3.5
+group = "small rings"
 [[grid]]
 vars = { k = [3, 4] }
 bases = ["torus:{k}x{k}"]
@@ -81,6 +82,10 @@ split = "tune"
     assert ids == ["ring:10/cap4/b5/golf", "torus:3x3/cap6/b2/golf", "torus:4x4/cap8/b2/golf"]
     assert suite.by_id["ring:10/cap4/b5/golf"].best_known == 3.5
     assert suite.by_id["torus:3x3/cap6/b2/golf"].optimum == 2.4
+    # a group names the board table the instance goes in; it is not part of the problem or the id
+    from harness.leaderboard import instance_facts
+
+    assert instance_facts(suite.by_id["ring:10/cap4/b5/golf"], 0).group == "small rings"
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -93,6 +98,7 @@ split = "tune"
     ("name = 'x'\n[[instances]]\nbase = 'ring:8'\ncap = 3\nbudget = 2\nsplit = 'train'\n", "split must be"),
     ("name = 'x'\n[[instances]]\nkind = 'flow'\n", "unknown kind"),
     ("name = 'x'\n", "defines no instances"),
+    ("name = 'x'\nseeds = 0\n[[instances]]\nbase = 'ring:8'\ncap = 3\nbudget = 2\n", "seeds must be"),
     ("name = 'x'\n[[instances]]\nbase = 'ring:8'\ncap = 3\nbudget = 2\n[[instances]]\nbase = 'ring:8'\ncap = 3\n"
      "budget = 2\n", "defined twice"),
     ("name = 'x'\n[[instances]]\nbase = 'ring:8'\ncap = 3\nbudget = 2\n[[annotations]]\nid = 'nope'\n",

@@ -66,6 +66,24 @@ def test_merge_keeps_one_row_per_cell(tmp_path):
     assert sorted(df.cell_key) == ["k1", "k2"] and df[df.cell_key == "k1"].objective.item() == 2.5
 
 
+def test_merge_never_lets_a_failure_or_an_older_run_replace_a_result(tmp_path):
+    from datetime import datetime, timezone
+
+    early, late = (datetime(2026, 1, d, tzinfo=timezone.utc) for d in (1, 2))
+    a, b = f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
+    Store.open(a).record(row("failed-there", status="timeout", objective=None, finished_at=late))
+    Store.open(b).record(row("failed-there", objective=3.0, finished_at=early))
+    Store.open(a).record(row("older-there", objective=4.0, finished_at=early))
+    Store.open(b).record(row("older-there", objective=5.0, finished_at=late))
+    Store.open(a).record(row("newer-there", objective=6.0, finished_at=late))
+    Store.open(b).record(row("newer-there", status="error", objective=None, finished_at=early))
+    assert merge(a, b) == 1
+    got = Store.open(b).dataframe().set_index("cell_key")
+    assert got.loc["failed-there", "status"] == "ok" and got.loc["failed-there", "objective"] == 3.0
+    assert got.loc["older-there", "objective"] == 5.0
+    assert got.loc["newer-there", "status"] == "ok" and got.loc["newer-there", "objective"] == 6.0
+
+
 def test_keys_and_tags():
     assert params_tag({}) == "default" and params_tag({"t": 10, "k": 2}) == "k=2,t=10"
     assert cell_key("s", "i", "x", {"b": 1, "a": 2}, 3) == 's|i|x|{"a": 2, "b": 1}|3'

@@ -93,6 +93,12 @@ def test_dln_degree_is_2x_minus_3(n, x):
     assert set(g.degree.tolist()) == {2 * x - 3}
 
 
+@pytest.mark.parametrize("n, x", [(63, 4), (1025, 5)])
+def test_dln_on_an_odd_ring_has_degree_2x_minus_2(n, x):
+    # floor(N/2) chords do not pair up on an odd ring: each vertex gets two of them
+    assert set(parse_spec(f"dln:{n}:{x}").degree.tolist()) == {2 * x - 2}
+
+
 def test_dln_2_is_the_ring():
     assert parse_spec("dln:64:2") == parse_spec("ring:64")
 

@@ -29,6 +29,12 @@ def hopbench(*args, env_extra=None, timeout=600):
                           env=env, cwd=ROOT, timeout=timeout)
 
 
+@pytest.fixture(autouse=True)
+def own_tuned_dir(tmp_path, monkeypatch):
+    """--save writes, and --params tuned reads, a per-test directory, never the repository's."""
+    monkeypatch.setenv("HOPBENCH_TUNED_DIR", str(tmp_path / "tuned"))
+
+
 def mini_suite(tmp_path: Path, n: int = 3) -> Path:
     p = tmp_path / "tiny.toml"
     body = "".join(f'[[instances]]\nbase = "ring:{12 + 2 * i}"\ncap = 4\nbudget = 3\n' for i in range(n))
@@ -98,11 +104,13 @@ def test_a_study_records_every_run_and_starts_from_the_defaults(tmp_path):
     for t in complete:  # 3 instances x 2 seeds per complete trial
         assert (runs.trial == t.number).sum() == 6
     saved = Path(out["saved"])
-    try:
-        assert json.loads(saved.read_text())["params"] == out["best_params"]
-        assert load_tuned(["vrs"], saved.parent)["vrs"] == out["best_params"]
-    finally:
-        saved.unlink()
+    assert saved == tmp_path / "tuned" / "vrs.json"
+    assert json.loads(saved.read_text())["params"] == out["best_params"]
+    assert load_tuned(["vrs"])["vrs"] == out["best_params"]
+    # continuing the study with other seeds would mix incomparable trials
+    r = hopbench("tune", "vrs", "--suite", mini_suite(tmp_path), "--trials", "1", "--seeds", "3", "--time-limit", "5",
+                 "--storage", f"sqlite:///{db}", "--study", "s1")
+    assert r.returncode == 2 and "was created with seeds [1, 2]" in r.stderr, r.stderr
 
 
 def test_two_workers_share_one_study(tmp_path):
@@ -181,6 +189,7 @@ def test_bad_inputs_exit_2(tmp_path):
          "cannot open"),
         (["tune", "vrs", "--suite", suite, "--trials", "0", "--storage", store], ">= 1"),
         (["run", "--suite", suite, "--solver", "vrs", "--params", "tuned", "--storage", store], "no tuned parameters"),
+        (["run", "--suite", suite, "--params", "tuned", "--storage", store], "no tuned parameters"),
     ]
     for args, fragment in cases:
         r = hopbench(*args)

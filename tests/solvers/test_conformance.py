@@ -72,6 +72,14 @@ def test_every_registered_solver_is_covered():
     assert covered == set(solvers.names())
 
 
+@pytest.mark.parametrize("name", solvers.names())
+def test_every_solver_is_exercised_on_each_kind_it_claims(name):
+    """A solver that skipped every sample problem of a kind would pass the tests below vacuously."""
+    for kind in solvers.get(name).kinds:
+        runs = [p for p in PROBLEMS[kind]() if not solvers.create(name).skip(p)[0]]
+        assert runs, f"{name} skips every {kind} sample problem; add one it solves"
+
+
 @pytest.mark.parametrize("name, problem", CASES)
 def test_valid_within_time_budget_and_monotone_trace(name, problem):
     solver = solvers.create(name)
