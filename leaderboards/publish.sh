@@ -41,7 +41,6 @@ run() {  # run a command and remember it, shell-quoted, for the README (the stor
   COMMANDS+=("$shown")
 }
 
-started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 # Budgets: fast solvers run to completion under the suites' limits; the solvers that always use
 # their whole time budget (annealing, the genetic algorithms) get a stated shorter one so that the
@@ -67,12 +66,31 @@ run hopbench run --suite angara2021 --max-nodes 256 --solver angara-ga --time-li
 run hopbench run --suite exact-small --solver "$SHORTCUT_FAST,milp" --storage "$STORE" --jobs "$JOBS" --no-progress $EXTRA
 run hopbench run --suite exact-small --solver annealing --time-limit 10 --storage "$STORE" --jobs "$JOBS" --no-progress $EXTRA
 # The boards, plots, solution files and site, from the recorded runs.
-run hopbench board --suite "$SUITES" --storage "$STORE" -o leaderboards
-
-finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+# (solution files over 100 kB, mostly routing tables, are gzipped: about 8x smaller)
+run hopbench board --suite "$SUITES" --storage "$STORE" -o leaderboards --compress-over 100000
 
 # Every solution the boards link to must verify (the same test CI runs over the committed files).
 python -m pytest -q tests/test_published_boards.py
+
+# What the boards show was made when and by what the recorded runs say (a resumed publish spans
+# several sessions; the runs, not this script's clock, are the record).
+recorded=$(python - "$STORE" "$SUITES" <<'PY'
+import sys
+
+from harness.store import Store
+
+runs = Store.open(sys.argv[1]).dataframe(with_solutions=False)
+runs = runs[runs.study.isna() & runs.suite.isin(sys.argv[2].split(","))]
+def listed(column):
+    return ", ".join(sorted(str(v) for v in set(runs[column].dropna())))
+print(f"- runs: {len(runs)} cells, started {runs.started_at.min():%Y-%m-%d %H:%M} to finished "
+      f"{runs.finished_at.max():%Y-%m-%d %H:%M} (UTC)")
+print(f"- code: hopbench {listed('hopbench_version')} at git commit {listed('git_commit')}; Python "
+      f"{listed('python_version')}, numpy {listed('numpy_version')}, numba {listed('numba_version')}")
+print(f"- hosts: {listed('host')} ({listed('cores')} cores)")
+PY
+)
+built=$(date -u +%Y-%m-%dT%H:%MZ)
 
 cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
 mem=$(free -g 2>/dev/null | awk '/^Mem:/ {print $2 " GB"}')
@@ -96,15 +114,14 @@ os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")
   echo
   echo "## Machine and date"
   echo
-  echo "- date: runs and boards from $started to $finished (UTC)"
+  echo "$recorded"
+  echo "- boards built: $built (UTC)"
   echo "- machine: $(hostname), ${cpu:-unknown CPU}, $(nproc) cores, ${mem:-unknown} RAM, ${os:-$(uname -sr)}"
-  echo "- software: hopbench $(python -c 'import harness; print(harness.__version__)') at git commit" \
-       "$(git rev-parse HEAD), $(python --version 2>&1)"
   echo
   echo "## Re-verify"
   echo
   echo "\`hopbench verify leaderboards/<suite>/solutions/<file>.json\` re-checks one linked solution from"
-  echo "scratch (files over 1 MB are gzip-compressed as \`.json.gz\`);"
+  echo "scratch (files over 100 kB are gzip-compressed as \`.json.gz\`);"
   echo "\`pytest tests/test_published_boards.py\` checks every file every board links to."
 } > leaderboards/README.md
 echo "published: leaderboards/ (README.md, site/index.html); review and commit it" >&2
