@@ -66,8 +66,8 @@ run hopbench run --suite angara2021 --max-nodes 256 --solver angara-ga --time-li
 run hopbench run --suite exact-small --solver "$SHORTCUT_FAST,milp" --storage "$STORE" --jobs "$JOBS" --no-progress $EXTRA
 run hopbench run --suite exact-small --solver annealing --time-limit 10 --storage "$STORE" --jobs "$JOBS" --no-progress $EXTRA
 # The boards, plots, solution files and site, from the recorded runs.
-# (solution files over 100 kB, mostly routing tables, are gzipped: about 8x smaller)
-run hopbench board --suite "$SUITES" --storage "$STORE" -o leaderboards --compress-over 100000
+# (solution files over 20 kB, mostly routing tables, are gzipped: about 8x smaller)
+run hopbench board --suite "$SUITES" --storage "$STORE" -o leaderboards --compress-over 20000
 
 # Every solution the boards link to must verify (the same test CI runs over the committed files).
 python -m pytest -q tests/test_published_boards.py
@@ -121,7 +121,7 @@ os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")
   echo "## Re-verify"
   echo
   echo "\`hopbench verify leaderboards/<suite>/solutions/<file>.json\` re-checks one linked solution from"
-  echo "scratch (files over 100 kB are gzip-compressed as \`.json.gz\`);"
+  echo "scratch (files over 20 kB are gzip-compressed as \`.json.gz\`);"
   echo "\`pytest tests/test_published_boards.py\` checks every file every board links to."
 } > leaderboards/README.md
 echo "published: leaderboards/ (README.md, site/index.html); review and commit it" >&2
