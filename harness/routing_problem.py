@@ -159,13 +159,9 @@ class RoutingProblem:
 
     def _check_subset_name(self) -> None:
         """A named subset must be the nodes it names (a document could claim one and list others)."""
-        if self.subset == "all":
-            expected = tuple(range(self.network.num_nodes))
-        else:
-            try:
-                expected = subset_nodes(self.subset, self.network) if self.subset else None
-            except HopbenchError:
-                return  # a free-form label, not one of the named subsets
+        if not self.subset or (self.subset != "all" and self.subset not in SUBSETS):
+            return  # no name, or a free-form label rather than one of the named subsets
+        expected = subset_nodes(self.subset, self.network)  # a named subset on another torus raises
         if expected is not None and tuple(expected) != tuple(self.nodes):
             raise HopbenchError(f"subset {self.subset!r} of torus {self.network.spec} is nodes "
                                 f"{list(expected)}, but the nodes given are {list(self.nodes)}")

@@ -62,6 +62,8 @@ runs = Table(
     Column("cores", Integer),
     Column("started_at", DateTime(timezone=True)),
     Column("finished_at", DateTime(timezone=True)),
+    # never reuse a run id on SQLite: a re-recorded cell (resume, --rerun, merge) gets a new one
+    sqlite_autoincrement=True,
 )
 
 traces = Table(
@@ -168,6 +170,8 @@ class Store:
             if values[key] is not None and not isinstance(values[key], str):
                 values[key] = json.dumps(strict_json(values[key]), sort_keys=key == "params", allow_nan=False,
                                          default=json_default)
+        for key in ("started_at", "finished_at"):
+            values[key] = as_utc(values[key])  # one clock for every store (SQLite keeps no offset)
         if values["status"] not in STATUSES:
             raise ValueError(f"unknown status {values['status']!r}")
         points = [{"idx": i, "elapsed_s": float(t), "evaluations": int(e), "value": _finite(v)}
@@ -264,26 +268,37 @@ def merge(source_url: str, target_url: str) -> int:
     for row in df.to_dict("records"):
         rid = row.pop("id")
         for key in ("started_at", "finished_at"):
-            if row.get(key) is not None and hasattr(row[key], "to_pydatetime"):
-                row[key] = row[key].to_pydatetime()
+            row[key] = as_utc(row.get(key))
         row = {k: (None if _isnan(v) else v) for k, v in row.items()}
         theirs = existing.get(row["cell_key"])
-        if theirs is not None and theirs > (row["status"] == "ok", _utc(row.get("finished_at"))):
+        if theirs is not None and theirs > (row["status"] == "ok", _utc(row["finished_at"])):
             continue
         dst.record(row, by_run.get(rid, []))
         copied += 1
     return copied
 
 
-def _utc(moment: Any) -> datetime:
-    """A comparable finish time (SQLite returns naive datetimes; a missing one sorts first)."""
+def as_utc(moment: Any) -> datetime | None:
+    """A time as an aware UTC datetime (``None`` for none or NaT).
+
+    Naive times are UTC: hopbench records UTC, and SQLite returns what it stored
+    without the offset; aware ones (e.g. from a PostgreSQL server in another
+    time zone) are converted.
+    """
     import pandas as pd
 
-    if moment is None or pd.isna(moment):
-        return datetime.min.replace(tzinfo=timezone.utc)
+    if moment is None or (not isinstance(moment, str) and pd.isna(moment)):
+        return None
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
     if hasattr(moment, "to_pydatetime"):
         moment = moment.to_pydatetime()
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def _utc(moment: Any) -> datetime:
+    """A comparable finish time; a missing one sorts first."""
+    return as_utc(moment) or datetime.min.replace(tzinfo=timezone.utc)
 
 
 def _isnan(v: Any) -> bool:

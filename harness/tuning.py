@@ -40,6 +40,7 @@ from typing import Any
 from harness.errors import HopbenchError
 
 SAMPLERS = ("tpe", "random", "grid")
+MAX_STUDY_NAME = 128
 #: the gap charged for a run that failed or timed out (a 100% gap)
 FAILURE_GAP = 1.0
 #: where ``--save`` writes and ``--params tuned`` reads, unless ``$HOPBENCH_TUNED_DIR`` says otherwise
@@ -71,7 +72,7 @@ class TuneConfig:
 
     def study_name(self) -> str:
         if self.study:
-            return self.study
+            return self.study  # its length is checked where the study is opened
         return (f"{self.solver}@{self.suite}" + (f"-{self.split}" if self.split else "")
                 + (f"[{self.instances}]" if self.instances else ""))
 
@@ -254,6 +255,10 @@ def open_study(cfg: TuneConfig, worker: int = 0):
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    name = cfg.study_name()
+    if len(name) > MAX_STUDY_NAME:  # the runs table's study column holds this many characters
+        raise HopbenchError(f"study name {name[:40]!r}... has {len(name)} characters, more than {MAX_STUDY_NAME}; "
+                            f"give a shorter --study NAME")
     try:
         storage = optuna_storage(cfg.storage or "sqlite:///hopbench.db")
         study = optuna.create_study(study_name=cfg.study_name(), storage=storage, direction="minimize",
@@ -286,21 +291,31 @@ def _prepare(cfg: TuneConfig) -> None:
         raise HopbenchError(f"solver {cfg.solver} solves none of the selected instances of suite {suite.name}")
     study = open_study(cfg)
     attrs = study.user_attrs
+    budget = {"time_limit": _effective_time_limit(cfg, suite), "evaluations": suite.evaluations}
     if "reference" not in attrs:
         store = Store.open(cfg.storage)
-        study.set_user_attr("reference", reference_values(instances, store, suite.name))
         study.set_user_attr("solver", cfg.solver)
         study.set_user_attr("suite", suite.name)
         study.set_user_attr("instances", [i.id for i in instances])
         study.set_user_attr("seeds", cfg.seeds)
-        study.set_user_attr("time_limit", cfg.time_limit)
+        study.set_user_attr("budget", budget)
+        # written last: a worker on another machine that sees it sees every attribute above
+        study.set_user_attr("reference", reference_values(instances, store, suite.name))
     else:
-        _check_same_study(cfg, attrs, [i.id for i in instances])
+        _check_same_study(cfg, attrs, [i.id for i in instances], budget)
     if cfg.sampler != "grid":
         study.enqueue_trial(default_trial(cfg.space()), skip_if_exists=True)
 
 
-def _check_same_study(cfg: TuneConfig, attrs: dict[str, Any], instance_ids: list[str]) -> None:
+def _effective_time_limit(cfg: TuneConfig, suite: Any) -> float:
+    """The limit each run of a trial gets: ``--time-limit``, else the suite's, else the default."""
+    from harness.runner import DEFAULT_TIME_LIMIT
+
+    return float(cfg.time_limit or suite.time_limit or DEFAULT_TIME_LIMIT)
+
+
+def _check_same_study(cfg: TuneConfig, attrs: dict[str, Any], instance_ids: list[str],
+                      budget: dict[str, Any]) -> None:
     """A resumed study must measure the same thing, or its trials would not be comparable."""
     name = cfg.study_name()
     if attrs.get("solver") != cfg.solver:
@@ -311,8 +326,12 @@ def _check_same_study(cfg: TuneConfig, attrs: dict[str, Any], instance_ids: list
         mismatches.append(f"{len(attrs.get('instances') or [])} other instances (you selected {len(instance_ids)})")
     if list(attrs.get("seeds") or []) != list(cfg.seeds):
         mismatches.append(f"seeds {attrs.get('seeds')} (you asked for {cfg.seeds})")
-    if "time_limit" in attrs and attrs["time_limit"] != cfg.time_limit:
-        mismatches.append(f"time limit {attrs['time_limit']} (you asked for {cfg.time_limit})")
+    recorded = attrs.get("budget")  # studies from before this check have none
+    if recorded is not None and recorded.get("time_limit") != budget["time_limit"]:
+        mismatches.append(f"time limit {recorded.get('time_limit'):g} s per run (now {budget['time_limit']:g} s)")
+    if recorded is not None and recorded.get("evaluations") != budget["evaluations"]:
+        mismatches.append(f"evaluation budget {recorded.get('evaluations')} (the suite now says "
+                          f"{budget['evaluations']})")
     if mismatches:
         raise HopbenchError(f"study {name!r} was created with {'; '.join(mismatches)}; repeat its options to "
                             f"continue it, or pick another --study name")
@@ -323,7 +342,7 @@ def _objective_factory(cfg: TuneConfig):
 
     import solvers
     from harness.cells import make_cell
-    from harness.runner import DEFAULT_TIME_LIMIT, git_commit, result_row
+    from harness.runner import git_commit, result_row
     from harness.sandbox import run_isolated
     from harness.store import Store, params_tag
 
@@ -333,7 +352,7 @@ def _objective_factory(cfg: TuneConfig):
     store = Store.open(cfg.storage)
     commit = git_commit()
     space = cfg.space()
-    limit = float(cfg.time_limit or suite.time_limit or DEFAULT_TIME_LIMIT)
+    limit = _effective_time_limit(cfg, suite)
 
     def objective(trial) -> float:
         reference = trial.study.user_attrs["reference"]

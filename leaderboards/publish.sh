@@ -79,12 +79,16 @@ import sys
 
 from harness.store import Store
 
+import pandas as pd
+
 runs = Store.open(sys.argv[1]).dataframe(with_solutions=False)
 runs = runs[runs.study.isna() & runs.suite.isin(sys.argv[2].split(","))]
+runs = runs.assign(cores=runs.cores.astype("Int64"))  # killed cells carry no cores: keep whole numbers
 def listed(column):
     return ", ".join(sorted(str(v) for v in set(runs[column].dropna())))
-print(f"- runs: {len(runs)} cells, started {runs.started_at.min():%Y-%m-%d %H:%M} to finished "
-      f"{runs.finished_at.max():%Y-%m-%d %H:%M} (UTC)")
+started, finished = (pd.to_datetime(runs[c], utc=True) for c in ("started_at", "finished_at"))
+print(f"- runs: {len(runs)} cells, started {started.min():%Y-%m-%d %H:%M} to finished "
+      f"{finished.max():%Y-%m-%d %H:%M} (UTC)")
 print(f"- code: hopbench {listed('hopbench_version')} at git commit {listed('git_commit')}; Python "
       f"{listed('python_version')}, numpy {listed('numpy_version')}, numba {listed('numba_version')}")
 print(f"- hosts: {listed('host')} ({listed('cores')} cores)")
@@ -92,9 +96,10 @@ PY
 )
 built=$(date -u +%Y-%m-%dT%H:%MZ)
 
-cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
-mem=$(free -g 2>/dev/null | awk '/^Mem:/ {print $2 " GB"}')
-os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")
+# (each probe may be missing on some systems; the README then says "unknown", the publish goes on)
+cpu=$({ lscpu 2>/dev/null || true; } | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
+mem=$({ free -g 2>/dev/null || true; } | awk '/^Mem:/ {print $2 " GB"}')
+os=$( (. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-}") || true)
 {
   echo "# Leaderboards"
   echo

@@ -340,6 +340,10 @@ def test_verify_rejects_contradictions_and_missing_metrics():
     liar = dict(doc, nodes=[0, 1], routes={"0,1": doc["routes"]["0,1"], "1,0": doc["routes"]["1,0"]})
     with pytest.raises(HopbenchError, match="subset 'desmos8'"):
         verify_document(liar)
+    # a named subset claimed on a torus it is not defined on is refused too
+    small = execute(solvers.create("dor"), routing.make_problem("3x3"), seed=0).solution.to_dict()
+    with pytest.raises(HopbenchError, match="subset 'desmos8' is defined on"):
+        verify_document(dict(small, subset="desmos8"))
     bare = dict(doc, metrics={})
     verdict = verify_document(bare)
     assert not verdict.valid and "stores no objective" in verdict.reason

@@ -84,6 +84,17 @@ def test_merge_never_lets_a_failure_or_an_older_run_replace_a_result(tmp_path):
     assert got.loc["newer-there", "status"] == "ok" and got.loc["newer-there", "objective"] == 6.0
 
 
+def test_times_are_kept_in_utc_and_a_missing_finish_merges(tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    a, b = f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
+    Store.open(a).record(row(started_at=datetime(2026, 1, 1, 12, tzinfo=timezone(timedelta(hours=2))),
+                             finished_at=None))
+    assert merge(a, b) == 1
+    got = Store.open(b).dataframe()
+    assert got.started_at[0] == pd.Timestamp("2026-01-01 10:00") and pd.isna(got.finished_at[0])
+
+
 def test_keys_and_tags():
     assert params_tag({}) == "default" and params_tag({"t": 10, "k": 2}) == "k=2,t=10"
     assert cell_key("s", "i", "x", {"b": 1, "a": 2}, 3) == 's|i|x|{"a": 2, "b": 1}|3'

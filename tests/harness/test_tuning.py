@@ -107,10 +107,15 @@ def test_a_study_records_every_run_and_starts_from_the_defaults(tmp_path):
     assert saved == tmp_path / "tuned" / "vrs.json"
     assert json.loads(saved.read_text())["params"] == out["best_params"]
     assert load_tuned(["vrs"])["vrs"] == out["best_params"]
-    # continuing the study with other seeds would mix incomparable trials
-    r = hopbench("tune", "vrs", "--suite", mini_suite(tmp_path), "--trials", "1", "--seeds", "3", "--time-limit", "5",
-                 "--storage", f"sqlite:///{db}", "--study", "s1")
+    # the same options continue the study; other seeds or another limit would mix incomparable trials
+    again = ["tune", "vrs", "--suite", mini_suite(tmp_path), "--trials", "1", "--storage", f"sqlite:///{db}",
+             "--study", "s1"]
+    r = hopbench(*again, "--seeds", "2", "--time-limit", "5", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["n_trials"] == 5, r.stderr
+    r = hopbench(*again, "--seeds", "3", "--time-limit", "5")
     assert r.returncode == 2 and "was created with seeds [1, 2]" in r.stderr, r.stderr
+    r = hopbench(*again, "--seeds", "2")  # no --time-limit: the default 60 s, not the 5 s the study used
+    assert r.returncode == 2 and "time limit 5 s per run (now 60 s)" in r.stderr, r.stderr
 
 
 def test_two_workers_share_one_study(tmp_path):
