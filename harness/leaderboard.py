@@ -347,13 +347,15 @@ class Board:
     provenance: dict[str, Any] = field(default_factory=dict)
 
 
-def aggregate(runs, facts: dict[str, InstanceFacts], suite: str):
-    """The board rows (a DataFrame with :data:`BOARD_COLUMNS`) from a suite's runs."""
+def aggregate(runs, facts: dict[str, InstanceFacts], suite: str,
+              labels: dict[tuple[str, str], str] | None = None):
+    """The board rows (a DataFrame with :data:`BOARD_COLUMNS`) from a suite's runs
+    (``labels``: their :func:`param_labels`, when the caller has them already)."""
     import pandas as pd
 
     if runs.empty:
         return pd.DataFrame(columns=BOARD_COLUMNS)
-    labels = param_labels(runs)
+    labels = labels if labels is not None else param_labels(runs)
     out = []
     for (instance, solver, params), g in runs.groupby(["instance", "solver", "params"], sort=False):
         fa = facts[instance]
@@ -469,8 +471,8 @@ def build_board(store: Any, suite_name: str, *, suite: Any | None = None) -> Boa
     recorded = {i: (str(g["kind"].iloc[0]), str(g["instance_spec"].iloc[0]))
                 for i, g in runs.groupby("instance", sort=False)}
     facts = suite_facts(suite, suite_name, recorded)
-    rows = aggregate(runs, facts, suite_name)
     labels = param_labels(runs)
+    rows = aggregate(runs, facts, suite_name, labels)
     runs = runs.copy()
     runs["params_label"] = [labels[(s, p)] for s, p in zip(runs["solver"], runs["params"])]
     runs["label"] = [display_label(s, p) for s, p in zip(runs["solver"], runs["params_label"])]

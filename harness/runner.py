@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from harness.cells import make_cell
 from harness.errors import HopbenchError
@@ -46,7 +46,16 @@ class RunReport:
     ran: int
     already_done: int
     statuses: Counter = field(default_factory=Counter)
-    results: list[dict[str, Any]] = field(default_factory=list)
+
+
+def effective_time_limit(explicit: float | None, suite: Suite) -> float:
+    """The limit each cell gets: the one asked for, else the suite's, else the default."""
+    return float(explicit or suite.time_limit or DEFAULT_TIME_LIMIT)
+
+
+def threads_per_worker(workers: int) -> int:
+    """Cores each of ``workers`` parallel workers may use (numba threads in its sandbox)."""
+    return max(1, (os.cpu_count() or 1) // max(1, workers))
 
 
 def parse_param_grid(items: list[str], solver_names: list[str]) -> dict[str, dict[str, list[str]]]:
@@ -99,8 +108,8 @@ def plan_matrix(suite: Suite, *, solver_names: list[str] | None = None, instance
         solvers.get(name)
     grid = parse_param_grid(param_items or [], names)
     seeds = seeds or list(range(1, int(suite.raw.get("seeds", 1)) + 1))
-    limit = float(time_limit or suite.time_limit or DEFAULT_TIME_LIMIT)
-    threads = max(1, (os.cpu_count() or 1) // max(1, jobs))
+    limit = effective_time_limit(time_limit, suite)
+    threads = threads_per_worker(jobs)
     cells = []
     for name in names:
         overrides = dict(grid.get(name, {}))
@@ -143,9 +152,7 @@ def git_commit() -> str | None:
 
 def result_row(cell: dict[str, Any], result: dict[str, Any], commit: str | None,
                extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The ``runs`` row for a finished cell."""
-    from datetime import datetime
-
+    """The ``runs`` row for a finished cell (its ISO times are parsed by :meth:`Store.record`)."""
     row = {
         "cell_key": cell["key"], "suite": cell["suite"], "instance": cell["instance"],
         "instance_spec": cell["fields"], "kind": cell["kind"], "solver": cell["solver"],
@@ -154,10 +161,8 @@ def result_row(cell: dict[str, Any], result: dict[str, Any], commit: str | None,
     }
     for key in ("status", "error", "objective", "diameter", "aspl", "metrics", "elapsed_s", "evaluations",
                 "solution", "hopbench_version", "python_version", "numpy_version", "numba_version", "host",
-                "cores"):
+                "cores", "started_at", "finished_at"):
         row[key] = result.get(key)
-    for key in ("started_at", "finished_at"):
-        row[key] = datetime.fromisoformat(result[key]) if result.get(key) else None
     row.update(extra or {})
     return row
 
@@ -180,7 +185,6 @@ def make_executor(jobs: int, scheduler: str | None):
 
 def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: str | None = None,
                  progress: bool = True, extra: dict[str, Any] | None = None,
-                 on_result: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
                  executor: tuple | None = None) -> RunReport:
     """Run the cells still to do and record each one as it finishes.
 
@@ -214,11 +218,8 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
             store.record(result_row(cell, result, commit, extra), result.get("trace") or [])
             report.ran += 1
             report.statuses[result["status"]] += 1
-            report.results.append({**result, "cell": cell})
             if result["status"] in ("error", "timeout"):
                 failures += 1
-            if on_result is not None:
-                on_result(cell, result)
             bar.set_postfix(failures=failures, refresh=False)
             bar.update(1)
     except KeyboardInterrupt:

@@ -48,7 +48,6 @@ class Sandbox:
         self.stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([sys.executable, "-m", "harness.sandbox"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.stderr, env=env, start_new_session=True)
-        self.threads = threads
         self.ready = False
         self.phase = "start"
         self.clock = time.monotonic()
@@ -108,7 +107,7 @@ class Sandbox:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
 
-    def start_cell(self, cell: dict[str, Any], limit: float) -> float:
+    def start_cell(self, cell: dict[str, Any]) -> float:
         """Send a cell; return the monotonic time its clock started (after any warm-up).
 
         ``self.clock`` holds the time from which a timeout is measured: when the
@@ -154,7 +153,7 @@ def run_isolated(cell: dict[str, Any]) -> dict[str, Any]:
     started = now()
     limit = hard_limit(cell)
     try:
-        t0 = box.start_cell(cell, limit)
+        t0 = box.start_cell(cell)
         return box.finish_cell(t0 + limit)
     except _Timeout:
         box.kill()

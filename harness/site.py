@@ -115,7 +115,10 @@ JS = r"""/* hopbench leaderboard tables: click a header to sort; '#selftest' che
       th.addEventListener('click', onHeaderClick);
       th.title = th.title || 'click to sort';
     });
-    if (window.location.hash === '#selftest') { selfTest(); }
+    if (window.location.hash === '#selftest') {
+      // after 'load': a missing image reports its error only once the browser has tried it
+      if (document.readyState === 'complete') { selfTest(); } else { window.addEventListener('load', selfTest); }
+    }
   }
 
   if (document.readyState === 'loading') {

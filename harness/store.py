@@ -254,9 +254,12 @@ def merge(source_url: str, target_url: str) -> int:
 
     A cell recorded in both keeps one row: an ``ok`` run beats a failed one (so a
     machine's timeout never overwrites another's result), and between rows of the
-    same kind the one that finished later wins (the source on a tie).  Merging the stores of several
-    machines therefore gives one row per cell, whatever the order of the merges.
+    same kind the one that finished later wins (the source on a tie).  Merging the
+    stores of several machines therefore gives one row per cell, whatever the order
+    of the merges.
     """
+    import pandas as pd
+
     src, dst = Store.open(source_url), Store.open(target_url)
     df = src.dataframe()
     tr = src.traces_dataframe()
@@ -267,9 +270,7 @@ def merge(source_url: str, target_url: str) -> int:
     copied = 0
     for row in df.to_dict("records"):
         rid = row.pop("id")
-        for key in ("started_at", "finished_at"):
-            row[key] = as_utc(row.get(key))
-        row = {k: (None if _isnan(v) else v) for k, v in row.items()}
+        row = {k: (None if pd.isna(v) else v) for k, v in row.items()}  # NaN and NaT mean "no value"
         theirs = existing.get(row["cell_key"])
         if theirs is not None and theirs > (row["status"] == "ok", _utc(row["finished_at"])):
             continue
@@ -300,6 +301,3 @@ def _utc(moment: Any) -> datetime:
     """A comparable finish time; a missing one sorts first."""
     return as_utc(moment) or datetime.min.replace(tzinfo=timezone.utc)
 
-
-def _isnan(v: Any) -> bool:
-    return isinstance(v, float) and math.isnan(v)

@@ -253,6 +253,8 @@ def open_study(cfg: TuneConfig, worker: int = 0):
 
     import optuna
 
+    from harness.store import DEFAULT_URL
+
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     name = cfg.study_name()
@@ -260,7 +262,7 @@ def open_study(cfg: TuneConfig, worker: int = 0):
         raise HopbenchError(f"study name {name[:40]!r}... has {len(name)} characters, more than {MAX_STUDY_NAME}; "
                             f"give a shorter --study NAME")
     try:
-        storage = optuna_storage(cfg.storage or "sqlite:///hopbench.db")
+        storage = optuna_storage(cfg.storage or DEFAULT_URL)
         study = optuna.create_study(study_name=cfg.study_name(), storage=storage, direction="minimize",
                                     sampler=_sampler(cfg, worker),
                                     pruner=optuna.pruners.WilcoxonPruner(p_threshold=0.1, n_startup_steps=2),
@@ -283,6 +285,7 @@ def _instances(cfg: TuneConfig):
 def _prepare(cfg: TuneConfig) -> None:
     """Create the study, freeze the references and enqueue the defaults (idempotent)."""
     import solvers
+    from harness.runner import effective_time_limit
     from harness.store import Store
 
     suite, instances = _instances(cfg)
@@ -291,7 +294,7 @@ def _prepare(cfg: TuneConfig) -> None:
         raise HopbenchError(f"solver {cfg.solver} solves none of the selected instances of suite {suite.name}")
     study = open_study(cfg)
     attrs = study.user_attrs
-    budget = {"time_limit": _effective_time_limit(cfg, suite), "evaluations": suite.evaluations}
+    budget = {"time_limit": effective_time_limit(cfg.time_limit, suite), "evaluations": suite.evaluations}
     if "reference" not in attrs:
         store = Store.open(cfg.storage)
         study.set_user_attr("solver", cfg.solver)
@@ -305,13 +308,6 @@ def _prepare(cfg: TuneConfig) -> None:
         _check_same_study(cfg, attrs, [i.id for i in instances], budget)
     if cfg.sampler != "grid":
         study.enqueue_trial(default_trial(cfg.space()), skip_if_exists=True)
-
-
-def _effective_time_limit(cfg: TuneConfig, suite: Any) -> float:
-    """The limit each run of a trial gets: ``--time-limit``, else the suite's, else the default."""
-    from harness.runner import DEFAULT_TIME_LIMIT
-
-    return float(cfg.time_limit or suite.time_limit or DEFAULT_TIME_LIMIT)
 
 
 def _check_same_study(cfg: TuneConfig, attrs: dict[str, Any], instance_ids: list[str],
@@ -342,7 +338,7 @@ def _objective_factory(cfg: TuneConfig):
 
     import solvers
     from harness.cells import make_cell
-    from harness.runner import git_commit, result_row
+    from harness.runner import effective_time_limit, git_commit, result_row, threads_per_worker
     from harness.sandbox import run_isolated
     from harness.store import Store, params_tag
 
@@ -352,7 +348,8 @@ def _objective_factory(cfg: TuneConfig):
     store = Store.open(cfg.storage)
     commit = git_commit()
     space = cfg.space()
-    limit = _effective_time_limit(cfg, suite)
+    limit = effective_time_limit(cfg.time_limit, suite)
+    threads = threads_per_worker(cfg.workers)
 
     def objective(trial) -> float:
         reference = trial.study.user_attrs["reference"]
@@ -369,7 +366,7 @@ def _objective_factory(cfg: TuneConfig):
             for seed in cfg.seeds:
                 cell = make_cell(suite=suite.name, instance=inst, solver=cfg.solver, params=solver.config, seed=seed,
                                  time_limit=limit, evaluations=suite.evaluations, params_tag=tag,
-                                 threads=max(1, (os.cpu_count() or 1) // max(1, cfg.workers)))
+                                 threads=threads)
                 cell["key"] += f"|study={trial.study.study_name}|trial={trial.number}"
                 result = run_isolated(cell)
                 store.record(result_row(cell, result, commit, {"study": trial.study.study_name,

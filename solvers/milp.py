@@ -224,9 +224,7 @@ class Milp(Solver):
             name = solver.StatusName(status)
             report.count(max(1, math.ceil(solver.response_proto.deterministic_time / EVAL_UNIT)))
             bound = None
-            if sm.model.HasObjective() and name in ("OPTIMAL", "FEASIBLE"):
-                bound = float(solver.BestObjectiveBound())
-            elif sm.model.HasObjective() and name == "UNKNOWN":
+            if sm.model.HasObjective() and name in ("OPTIMAL", "FEASIBLE", "UNKNOWN"):
                 bound = float(solver.BestObjectiveBound())
             # no timings in `extra`: a seeded run under an evaluation budget must give the same document twice
             info["phases"].append({"phase": label, "status": name.lower(), "solutions": callback.solutions,

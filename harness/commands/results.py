@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
         copied = merge(args.merge_from, store.url)
         print(f"merged {copied} run(s) from {args.merge_from}", file=sys.stderr)
     solvers = [s.strip() for s in args.solver.split(",")] if args.solver else None
-    df = store.dataframe(suite=args.suite, solvers=solvers)
+    # solution documents can be large; only the formats that print them load them
+    df = store.dataframe(suite=args.suite, solvers=solvers, with_solutions=args.format in ("json", "parquet"))
     if args.output and not Path(args.output).parent.exists():
         raise HopbenchError(f"cannot write {args.output}: directory {Path(args.output).parent} does not exist")
     if args.format == "parquet":
@@ -53,9 +54,6 @@ def run(args: argparse.Namespace) -> int:
                 row[key] = json.loads(row[key]) if isinstance(row[key], str) else row[key]
             for key in ("started_at", "finished_at"):
                 row[key] = row[key].isoformat() if hasattr(row[key], "isoformat") else None
-            for key, value in row.items():
-                if isinstance(value, float) and value != value:  # NaN from pandas means "no value"
-                    row[key] = None
             rows.append(row)
         if args.output:
             from harness.formats import strict_json
@@ -65,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             print_json(rows)
         return 0
     if args.format == "csv":
-        text = df.drop(columns=["solution"]).to_csv(index=False)
+        text = df.to_csv(index=False)
     else:
         text = df[TABLE_COLUMNS].to_string(index=False, max_colwidth=60) if len(df) else "(no runs recorded)"
     if args.output:

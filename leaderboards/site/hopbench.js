@@ -82,7 +82,10 @@
       th.addEventListener('click', onHeaderClick);
       th.title = th.title || 'click to sort';
     });
-    if (window.location.hash === '#selftest') { selfTest(); }
+    if (window.location.hash === '#selftest') {
+      // after 'load': a missing image reports its error only once the browser has tried it
+      if (document.readyState === 'complete') { selfTest(); } else { window.addEventListener('load', selfTest); }
+    }
   }
 
   if (document.readyState === 'loading') {
