@@ -14,7 +14,7 @@ import socket
 import traceback
 from typing import Any
 
-from harness.errors import HopbenchError, InvalidSolution
+from harness.errors import HopbenchError, InvalidSolution, SolverDeclined
 
 
 def make_cell(*, suite: str, instance: Any, solver: str, params: dict[str, Any], seed: int,
@@ -135,10 +135,9 @@ def warm_up_solver(name: str, params: dict[str, Any] | None = None) -> None:
     for kind in kinds:
         for problem in problems.get(kind, []):
             try:
-                solver = solvers.create(name, **(params or {}))
-                if not solver.skip(problem)[0]:
-                    execute(solver, problem, seed=0, budget=Budget(time_s=20.0, evaluations=50))
-            except Exception:
+                execute(solvers.create(name, **(params or {})), problem, seed=0,
+                        budget=Budget(time_s=20.0, evaluations=50))
+            except Exception:  # a decline or a failure: the cell itself will report it
                 pass
 
 
@@ -172,21 +171,19 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
         instance = Instance(id=cell["instance"], suite=cell["suite"], kind=cell["kind"], fields=cell["fields"])
         problem = instance.problem()
         solver = solvers.create(cell["solver"], **cell["params"])
-        skipped, reason = solver.skip(problem)
-        if skipped:
-            result.update(status="skipped", error=reason)
-        else:
-            budget = Budget(time_s=cell["time_limit"], evaluations=cell.get("evaluations"))
-            outcome = execute(solver, problem, seed=cell["seed"], budget=budget)
-            ev = outcome.solution.evaluation
-            metrics = ev.metrics()
-            result.update(
-                status="ok", error=None, objective=ev.objective,
-                diameter=metrics.get("diameter"), aspl=metrics.get("aspl"), metrics=metrics,
-                elapsed_s=outcome.elapsed_s, evaluations=outcome.evaluations,
-                solution=outcome.solution.to_dict(),
-                trace=[(p.elapsed_s, p.evaluations, p.value) for p in outcome.trace],
-            )
+        budget = Budget(time_s=cell["time_limit"], evaluations=cell.get("evaluations"))
+        outcome = execute(solver, problem, seed=cell["seed"], budget=budget)
+        ev = outcome.solution.evaluation
+        metrics = ev.metrics()
+        result.update(
+            status="ok", error=None, objective=ev.objective,
+            diameter=metrics.get("diameter"), aspl=metrics.get("aspl"), metrics=metrics,
+            elapsed_s=outcome.elapsed_s, evaluations=outcome.evaluations,
+            solution=outcome.solution.to_dict(),
+            trace=[(p.elapsed_s, p.evaluations, p.value) for p in outcome.trace],
+        )
+    except SolverDeclined as exc:
+        result.update(status="skipped", error=exc.reason)
     except InvalidSolution as exc:
         result.update(status="error", error=f"invalid solution: {exc}")
     except HopbenchError as exc:

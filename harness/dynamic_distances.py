@@ -46,7 +46,8 @@ import numpy as np
 
 from harness.bitops import popcount64, trailing_zeros64
 from harness.graph import Graph
-from harness.metrics import _apply_edge, _apply_edge_rows_serial, _pair_histogram, distance_dtype, distance_matrix
+from harness.metrics import (_add_candidate_delta, _apply_edge, _apply_edge_rows_serial, _pair_histogram,
+                             distance_dtype, distance_matrix)
 
 _BIG = 1 << 30  # "infinite" distance in int arithmetic
 
@@ -352,24 +353,8 @@ def addition_savings(D, x, y, level):
 def addition_histogram_delta(D, x, y, inf, dh):
     """``dh`` (zeroed by the caller) receives the pair-histogram change of adding x--y; any graph."""
     n = D.shape[0]
-    infbin = dh.shape[0] - 1
-    rx = D[x]
-    ry = D[y]
-    for u in range(n):
-        dxu = _BIG if rx[u] == inf else np.int64(rx[u])
-        dyu = _BIG if ry[u] == inf else np.int64(ry[u])
-        if dxu + 1 < dyu:
-            a = dxu + 1
-            row = D[u]
-            for v in range(n):
-                dyv = _BIG if ry[v] == inf else np.int64(ry[v])
-                dxv = _BIG if rx[v] == inf else np.int64(rx[v])
-                if dyv + 1 < dxv:
-                    nd = a + dyv
-                    old = _BIG if row[v] == inf else np.int64(row[v])
-                    if nd < old:
-                        dh[infbin if old == _BIG else old] -= 1
-                        dh[nd] += 1
+    _add_candidate_delta(D, x, y, inf, dh.shape[0] - 1, dh, np.empty(n, np.int64), np.empty(n, np.int64),
+                         np.empty(n, np.int64), np.empty(n, np.int64))
 
 
 @nb.njit(cache=True)

@@ -452,15 +452,6 @@ def _bfs_levels(m, shifts_a, shifts_b, levels, scratch, dist=np.empty(0, np.int6
     return total, level
 
 
-def _shifts(n: int, odd_values: np.ndarray, even_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bit rotations of :func:`_bfs_levels` for odd values (s-1)/2 and even values +-s/2 (mod N/2)."""
-    m = n // 2
-    sa = ((np.asarray(odd_values, dtype=np.int64) - 1) // 2) % m
-    ev = np.asarray(even_values, dtype=np.int64) // 2
-    sb = np.unique(np.concatenate([ev % m, (-ev) % m])) if ev.size else np.empty(0, np.int64)
-    return np.ascontiguousarray(sa), np.ascontiguousarray(sb)
-
-
 def scratch_buffers(n: int) -> np.ndarray:
     """Work arrays for :func:`_bfs_levels` (reuse them across many evaluations of one N)."""
     m = n // 2
@@ -475,7 +466,7 @@ def evaluate_links(n: int, odd_values: Sequence[int] | np.ndarray, even_values: 
     """
     odd = np.asarray(odd_values, dtype=np.int64)
     even = np.asarray(even_values, dtype=np.int64)
-    sa, sb = _shifts(n, odd, even)
+    sa, sb = _link_shifts(n, odd, even)
     levels = np.zeros(n + 1, dtype=np.int64)
     total, diam = _bfs_levels(n // 2, sa, sb, levels, scratch if scratch is not None else scratch_buffers(n))
     k = len(odd) + 2 * len(even) - (1 if n // 2 in set(even.tolist()) else 0)
@@ -512,7 +503,10 @@ def _bfs_reference(n, odd_values, even_values):
 
 @nb.njit(cache=True)
 def _link_shifts(n, odd_values, even_values):
-    """:func:`_shifts` inside numba (no Python round trip on the GA's directed moves)."""
+    """Bit rotations of :func:`_bfs_levels`: (s-1)/2 for odd values s, +-s/2 (mod N/2) for even ones.
+
+    Compiled, so the GA's directed moves never return to Python; a rotation repeated by two
+    even values (s and N-s) is harmless, the BFS ORs the same bits twice."""
     m = n // 2
     sa = np.empty(odd_values.shape[0], np.int64)
     for i in range(odd_values.shape[0]):

@@ -10,5 +10,14 @@ class HopbenchError(ValueError):
     """Bad input: a malformed spec, file or parameter, an impossible problem."""
 
 
+class SolverDeclined(HopbenchError):
+    """A solver's ``skip`` declined the problem; ``reason`` is the solver's own explanation."""
+
+    def __init__(self, solver: str, reason: str) -> None:
+        super().__init__(f"solver {solver} cannot solve this problem: {reason}")
+        self.solver = solver
+        self.reason = reason
+
+
 class InvalidSolution(HopbenchError):
     """A solution that breaks a rule of its problem (the first violation is named)."""

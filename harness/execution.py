@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.budget import Budget, Reporter, TracePoint
-from harness.errors import HopbenchError
+from harness.errors import SolverDeclined
 
 
 @dataclass
@@ -23,11 +23,13 @@ def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = Non
             on_report=None) -> RunOutcome:
     """Check ``skip``, run ``solver.solve`` under ``budget``, time it, evaluate the result.
 
-    Raises :class:`HopbenchError` when the solver declines the problem.
+    Raises :class:`~harness.errors.SolverDeclined` (a ``HopbenchError``) when the solver's
+    ``skip`` declines the problem; callers that treat a decline as an outcome catch it
+    instead of asking ``skip`` first (some solvers' checks build the base distances).
     """
     skipped, reason = solver.skip(problem)
     if skipped:
-        raise HopbenchError(f"solver {solver.name} cannot solve this problem: {reason}")
+        raise SolverDeclined(solver.name, reason)
     budget = budget or Budget()
     reporter = Reporter(budget, on_report=on_report)
     start = time.perf_counter()

@@ -6,7 +6,7 @@ plus shortcuts, validated first); a routing table (``hopbench.routes/1``)
 gives its torus, with node ids as in the table (first dimension fastest); a
 topology spec (``torus:8x8``, ...) gives that graph.  Writers:
 
-``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.formats.write_edge_list`)
+``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.formats.edge_list_text`)
 ``graphml``  GraphML with an integer (``int``) ``endpoints`` node attribute, as SST
              Merlin's ``topoAny`` reads it; base edges and shortcuts are told apart
              by the boolean edge attribute ``shortcut``
@@ -134,11 +134,6 @@ def endpoints_per_router(network: Network, spec: str | int | None) -> np.ndarray
 # --------------------------------------------------------------------------- writers
 
 
-def golf_text(graph: Graph) -> str:
-    """The Graph Golf edge list (exactly what :func:`harness.formats.write_edge_list` writes)."""
-    return "".join(f"{u} {v}\n" for u, v in graph.edges.tolist())
-
-
 def graphml_text(network: Network, endpoints: np.ndarray) -> str:
     """GraphML with node ids ``0..N-1``, an ``int`` ``endpoints`` key per node and a ``boolean``
     ``shortcut`` key per edge.
@@ -254,7 +249,9 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
     if fmt not in FORMATS:
         raise HopbenchError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     if fmt == "golf":
-        return golf_text(network.graph)
+        from harness.formats import edge_list_text
+
+        return edge_list_text(network.graph)
     if fmt == "graphml":
         return graphml_text(network, endpoints_per_router(network, endpoints))
     if fmt == "anynet":
@@ -264,10 +261,5 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
 
 
 def write_export(network: Network, fmt: str, path: str | Path, *, endpoints: str | int | None = None) -> None:
-    """Write an export to ``path`` (Graph Golf edge lists through :func:`harness.formats.write_edge_list`)."""
-    if fmt == "golf":
-        from harness.formats import write_edge_list
-
-        write_edge_list(network.graph, path)
-        return
+    """Write an export to ``path``."""
     Path(path).write_text(export_text(network, fmt, endpoints=endpoints))

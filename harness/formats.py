@@ -190,6 +190,11 @@ def solution_from_dict(doc: dict[str, Any]) -> tuple[Solution, dict[str, float]]
     return sol, stored
 
 
+def edge_list_text(graph: Graph) -> str:
+    """A Graph Golf edge list: one ``u v`` line per edge."""
+    return "".join(f"{u} {v}\n" for u, v in graph.edges.tolist())
+
+
 def write_edge_list(graph: Graph, path: str | Path) -> None:
-    """Write a Graph Golf edge list (one ``u v`` line per edge)."""
-    Path(path).write_text("".join(f"{u} {v}\n" for u, v in graph.edges.tolist()))
+    """Write :func:`edge_list_text` to ``path``."""
+    Path(path).write_text(edge_list_text(graph))

@@ -148,23 +148,14 @@ def _base_family(spec: str) -> str:
 def instance_facts(instance: Any, order: int) -> InstanceFacts:
     """Facts of a suite :class:`~harness.instances.Instance` (builds its problem for the bounds)."""
     f = instance.fields
-    lower = None
+    problem = instance.problem()
     if instance.kind == "routing":
-        problem = instance.problem()
         objective = problem.objective
         n = problem.num_nodes
         group = str(f.get("group") or f"{problem.network.n}D")
         family = group
         series = group if objective == "max_load" else f"{group}, {objective}"
-        if objective == "max_load":
-            if problem.minimal:
-                lower = float(problem.load_lower_bound())
-            else:  # longer routes only add load; spread over every existing channel at best
-                lower = float(math.ceil(problem.total_min_length / problem.network.num_channels))
     else:
-        from harness.problem import objective_value
-
-        problem = instance.problem()
         objective = problem.objective
         n = problem.n
         family = _base_family(str(f["base"]))
@@ -172,8 +163,7 @@ def instance_facts(instance: Any, order: int) -> InstanceFacts:
         # a plotted series varies N only: same base family, cap, objective and problem shape
         series = f"{family}, cap {f['cap']}, {objective}" + (f", {f['family']}" if f.get("family") else "") \
             + (", regular" if f.get("regular") else "")
-        lb_d, lb_a = problem.lower_bounds()
-        lower = objective_value(objective, lb_d, lb_a)
+    lower = problem.objective_lower_bound()
     lower = lower if lower is not None and math.isfinite(lower) else None
     metric, best = published_comparison(instance.references, instance.kind, objective)
     return InstanceFacts(id=instance.id, kind=instance.kind, group=group, family=family, n=int(n),

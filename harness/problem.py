@@ -110,6 +110,10 @@ class ShortcutProblem:
         """Moore / Cerf bounds for (N, cap); they hold for every solution of this problem."""
         return lower_bounds(self.n, self.degree_cap)
 
+    def objective_lower_bound(self) -> float:
+        """No solution of this problem scores below this value of its objective."""
+        return objective_value(self.objective, *self.lower_bounds())
+
     def describe(self) -> dict[str, Any]:
         out = {
             "base": self.base_spec,

@@ -285,3 +285,12 @@ class RoutingProblem:
     def load_lower_bound(self) -> int:
         """No minimal table has max γ_c below ceil(γ_perfect) (loads sum to the total length over C)."""
         return int(-(-self.total_min_length // int(self.channel_set.sum())))
+
+    def objective_lower_bound(self) -> float | None:
+        """No table scores below this value of the objective; None when no useful bound is known (sigma4)."""
+        if self.objective != "max_load":
+            return None
+        if self.minimal:
+            return float(self.load_lower_bound())
+        # longer routes only add load; at best it spreads over every existing channel
+        return float(-(-self.total_min_length // self.network.num_channels))

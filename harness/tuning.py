@@ -194,14 +194,9 @@ def reference_values(instances, store, suite_name: str) -> dict[str, float]:
 
 
 def _lower_bound(inst) -> float:
-    problem = inst.problem()
-    if problem.kind == "shortcut":
-        from harness.problem import objective_value
-
-        return objective_value(problem.objective, *problem.lower_bounds())
-    bound = getattr(problem, "lower_bound", None)
-    if callable(bound):
-        return float(bound())
+    bound = inst.problem().objective_lower_bound()
+    if bound is not None and math.isfinite(bound):
+        return float(bound)
     raise HopbenchError(f"instance {inst.id} has no best known value and no lower bound; record a run of it first "
                         f"(hopbench run --suite {inst.suite} --instances '{inst.id}')")
 

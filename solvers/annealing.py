@@ -53,7 +53,7 @@ import numpy as np
 
 from harness.budget import Budget, Reporter
 from harness.dynamic_distances import padded_adjacency, workspace
-from harness.errors import HopbenchError
+from harness.errors import HopbenchError, SolverDeclined
 from harness.metrics import _pair_histogram, distance_dtype, distance_matrix, summary
 from harness.problem import ShortcutProblem, Solution
 from solvers import register
@@ -222,15 +222,15 @@ class Annealing(Solver):
         if name == self.name:
             raise HopbenchError("init=annealing would start annealing from annealing; name another solver")
         solver = solvers.create(name, **params)
-        skipped, why = solver.skip(problem)
-        if skipped:
-            raise HopbenchError(f"init solver {name} cannot solve this problem: {why}")
         share = float(self.config["init_share"])
         sub = Budget(
             time_s=None if budget.time_s is None else max(1e-3, share * report.remaining_time()),
             evaluations=None if budget.evaluations is None
             else max(1, int(share * max(budget.evaluations - report.evaluations, 1))))
-        outcome = execute(solver, problem, seed=seed, budget=sub)
+        try:
+            outcome = execute(solver, problem, seed=seed, budget=sub)
+        except SolverDeclined as exc:
+            raise HopbenchError(f"init solver {name} cannot solve this problem: {exc.reason}") from None
         report.count(outcome.evaluations)
         return problem.validate(outcome.solution.shortcuts)
 

@@ -345,7 +345,6 @@ class EqualityGA(Solver):
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         cfg = self.config
         n, k = problem.n, int(problem.degree_cap)
-        m = n // 2
         rng = random.Random(seed)
         fixed_b = None
         if cfg["fixed_b"].strip():

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from harness.budget import Budget, Reporter
+from harness.errors import SolverDeclined
 from harness.metrics import summary
 from harness.problem import ShortcutProblem, Solution
 from solvers import register
@@ -165,9 +166,10 @@ class Milp(Solver):
             # a move count ends the warm start early on tiny problems (where 2 s would dominate the run)
             sub = Budget(time_s=max(seconds, 1e-3), evaluations=int(self.config["warm_moves"]))
         solver = solvers.create("annealing") if kind == "annealing" else solvers.create("edgecut-full", t=0)
-        if solver.skip(problem)[0]:
+        try:
+            outcome = execute(solver, problem, seed=seed, budget=sub)
+        except SolverDeclined:
             return None  # e.g. a regular problem: CP-SAT starts without a hint
-        outcome = execute(solver, problem, seed=seed, budget=sub)
         report.count(outcome.evaluations)
         return problem.validate(outcome.solution.shortcuts)
 

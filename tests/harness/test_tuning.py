@@ -88,6 +88,19 @@ def test_references_use_records_annotations_and_bounds(tmp_path):
     assert refs[suite.instances[1].id] == objective_value(p.objective, *p.lower_bounds())
 
 
+def test_routing_references_fall_back_to_the_load_bound_and_sigma4_asks_for_a_record(tmp_path):
+    path = tmp_path / "routes.toml"
+    path.write_text('[defaults]\nkind = "routing"\nrules = "angara"\n\n[[instances]]\ntorus = "4x4"\n')
+    suite = load_suite(path)
+    store = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
+    problem = suite.instances[0].problem()
+    assert reference_values(suite.instances, store, "routes") == {suite.instances[0].id: problem.load_lower_bound()}
+    path.write_text(path.read_text() + 'objective = "sigma4"\n')
+    suite = load_suite(path)
+    with pytest.raises(HopbenchError, match="no best known value and no lower bound; record a run"):
+        reference_values(suite.instances, store, "routes")
+
+
 def test_a_study_records_every_run_and_starts_from_the_defaults(tmp_path):
     db = tmp_path / "t.db"
     r = hopbench("tune", "vrs", "--suite", mini_suite(tmp_path), "--trials", "4", "--seeds", "2", "--time-limit", "5",

@@ -10,7 +10,7 @@ import pytest
 
 import solvers
 from harness import equality as eq
-from harness.budget import Budget, Reporter
+from harness.budget import Budget
 from harness.errors import HopbenchError
 from harness.execution import execute
 from harness.problem import ShortcutProblem
