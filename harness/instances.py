@@ -386,6 +386,8 @@ def load_suite(name_or_path: str | Path) -> Suite:
         if not path.exists():
             available = ", ".join(list_suites()) or "none"
             raise HopbenchError(f"unknown suite {text_name!r}; available suites: {available}")
+    if path.is_dir():
+        raise HopbenchError(f"suite file {str(path)!r} is a directory; give a .toml file or a suite name")
     try:
         doc = tomllib.loads(path.read_text())
     except FileNotFoundError:

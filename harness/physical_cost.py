@@ -71,6 +71,10 @@ class LiangCostModel:
     router_base: float = -892.3  #: $
     bandwidth_gbps: float = 40.0  #: channel bandwidth (assumption; see the module docstring)
 
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.bandwidth_gbps) and self.bandwidth_gbps > 0):
+            raise HopbenchError(f"bandwidth must be a positive number of Gb/s, got {self.bandwidth_gbps!r}")
+
     def cable_cost(self, length_m: np.ndarray) -> np.ndarray:
         x = np.asarray(length_m, dtype=float)
         fibre = x > self.fibre_above_m

@@ -1,9 +1,11 @@
 """Helpers shared by several subcommands."""
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
 from harness.errors import HopbenchError
@@ -29,6 +31,27 @@ def positive_seconds(text: str) -> float:
     if not value > 0 or math.isinf(value):
         raise HopbenchError(f"time limit must be a positive number of seconds, got {text!r}")
     return value
+
+
+def seed_value(text: str) -> int:
+    """argparse type of a ``--seed``: numpy's generators take non-negative integers only."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {text!r}; use 0 or more")
+    return value
+
+
+def output_file(text: str) -> Path:
+    """The path of an ``-o FILE``, checked before any work is done (a long run must not fail at the end)."""
+    out = Path(text)
+    if out.is_dir():
+        raise HopbenchError(f"cannot write {out}: it is a directory; give a file name such as {out / 'out.json'}")
+    if not out.parent.exists():
+        raise HopbenchError(f"cannot write {out}: directory {out.parent} does not exist")
+    return out
 
 
 def print_json(doc: Any) -> None:

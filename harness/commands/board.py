@@ -78,10 +78,10 @@ def run(args: argparse.Namespace) -> int:
                                 f"'-' (and not {SITE_DIR!r})")
     out.mkdir(parents=True, exist_ok=True)
     for name, suite in suites:
+        board = build_board(store, name, suite=suite)  # refuses a suite without runs
         if suite is None:
             print(f"note: no suite file {name!r}; instances are rebuilt from the runs (no published references)",
                   file=sys.stderr)
-        board = build_board(store, name, suite=suite)
         paths = write_board(board, store, out, plots=not args.no_plots, compress_over=compress)
         shown = board.rows[board.rows["runs"] > 0]
         print(f"{name}: {board.rows['instance'].nunique()} instances, {len(board.rows)} rows "

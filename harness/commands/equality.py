@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "networks, or estimate the physical cost of any network.")
     actions = p.add_subparsers(dest="equality_command", metavar="ACTION")
 
-    ev = actions.add_parser("evaluate", help="a, d, a*d, B_r, MB% of one Equality network",
+    ev = actions.add_parser("evaluate", help="a, d, a*d, B_r, MB%% of one Equality network",
                             description="Evaluate an Equality network given as N..K..[ahops](bhops) (or a published "
                                         "id such as E361) by one BFS from router 0.")
     ev.add_argument("spec", help="detailed notation, e.g. 'N14K6[-1,1,3,9](4)', or a Table 2 id, e.g. E361")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.commands._common import fmt_number, print_json
+from harness.commands._common import fmt_number, print_json, seed_value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -13,7 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--topology", metavar="SPEC", help="a topology spec instead of a file, e.g. torus:8x8")
     p.add_argument("--fault-tolerance", type=int, metavar="SAMPLES", default=0,
                    help="also measure Koibuchi's fault tolerance with this many samples")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fault-tolerance samples")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the fault-tolerance samples")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 

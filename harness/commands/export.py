@@ -30,8 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
+    from harness.commands._common import output_file
     from harness.errors import HopbenchError
     from harness.exports import export_text, load_network, write_export
 
@@ -41,9 +40,7 @@ def run(args: argparse.Namespace) -> int:
         raise HopbenchError(f"--endpoints applies to graphml and anynet exports, not {args.format}")
     network = load_network(args.file, topology=args.topology)
     if args.output:
-        out = Path(args.output)
-        if not out.parent.exists():
-            raise HopbenchError(f"cannot write {out}: directory {out.parent} does not exist")
+        out = output_file(args.output)
         write_export(network, args.format, out, endpoints=args.endpoints)
         print(f"wrote {out} ({args.format}, {network.graph.n} routers, {network.graph.m} links)", file=sys.stderr)
     else:

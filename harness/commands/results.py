@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from harness.commands._common import print_json
+from harness.commands._common import output_file, print_json
 
 JSON_COLUMNS = ["instance", "suite", "solver", "params", "params_tag", "seed", "status", "error", "objective",
                 "diameter", "aspl", "metrics", "elapsed_s", "evaluations", "solution", "kind", "study", "trial",
@@ -36,11 +36,18 @@ def run(args: argparse.Namespace) -> int:
     if args.merge_from:
         copied = merge(args.merge_from, store.url)
         print(f"merged {copied} run(s) from {args.merge_from}", file=sys.stderr)
-    solvers = [s.strip() for s in args.solver.split(",")] if args.solver else None
+    solver_names = [s.strip() for s in args.solver.split(",")] if args.solver else None
     # solution documents can be large; only the formats that print them load them
-    df = store.dataframe(suite=args.suite, solvers=solvers, with_solutions=args.format in ("json", "parquet"))
-    if args.output and not Path(args.output).parent.exists():
-        raise HopbenchError(f"cannot write {args.output}: directory {Path(args.output).parent} does not exist")
+    df = store.dataframe(suite=args.suite, solvers=solver_names, with_solutions=args.format in ("json", "parquet"))
+    if solver_names and not len(df):
+        import solvers
+
+        unknown = [s for s in solver_names if s not in solvers.names()]
+        if unknown:  # a typo, most likely: say so instead of an empty table
+            raise HopbenchError(f"no runs of {', '.join(map(repr, unknown))} in this store and no such solver; "
+                                f"solvers: {', '.join(solvers.names())}")
+    if args.output:
+        output_file(args.output)
     if args.format == "parquet":
         if not args.output:
             raise HopbenchError("--format parquet needs -o FILE (Parquet is binary)")

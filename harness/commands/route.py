@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.commands._common import fmt_number, parse_assignments, positive_seconds, print_json
+from harness.commands._common import fmt_number, parse_assignments, positive_seconds, output_file, print_json, seed_value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="angara: routes follow the Angara routing graph; minimal: any shortest walk")
     p.add_argument("--objective", default="max_load", choices=["max_load", "sigma4"])
     p.add_argument("--solver", required=True, metavar="NAME", help="dor, angara-bfs, angara-sssp, angara-ga")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_value, default=0)
     p.add_argument("--time-limit", type=str, default=None, metavar="SEC", help="wall-clock budget in seconds")
     p.add_argument("--param", action="extend", nargs="+", default=[], metavar="K=V", help="solver parameters")
     p.add_argument("-o", "--output", metavar="FILE", help="write the routing table JSON here")
@@ -48,9 +48,7 @@ def run(args: argparse.Namespace) -> int:
     problem = make_problem(args.torus, nodes=args.nodes, subset=args.subset, rules=args.rules,
                            objective=args.objective)
     if args.output:
-        out = Path(args.output)
-        if not out.parent.exists():
-            raise HopbenchError(f"cannot write {out}: directory {out.parent} does not exist")
+        output_file(args.output)
     outcome = execute(solver, problem, seed=args.seed, budget=budget)
     table = outcome.solution
     if args.output:

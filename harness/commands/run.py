@@ -41,6 +41,8 @@ def _seeds(args) -> list[int] | None:
             raise HopbenchError(f"--seed-list must be comma-separated integers, got {args.seed_list!r}") from None
         if not seeds:
             raise HopbenchError("--seed-list is empty; give seeds such as --seed-list 1,2,3")
+        if min(seeds) < 0:
+            raise HopbenchError(f"--seed-list takes non-negative seeds, got {min(seeds)}; use 0 or more")
         return list(dict.fromkeys(seeds))  # a repeated seed would be the same cell twice
     if args.seeds is not None:
         if args.seeds < 1:
@@ -61,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if jobs < 1:
         raise HopbenchError(f"--jobs must be >= 1, got {jobs}")
     suite = load_suite(args.suite)
+    seeds = _seeds(args)  # every argument is checked before the store is opened (or created)
+    time_limit = positive_seconds(args.time_limit) if args.time_limit else None
     store = Store.open(args.storage)
     solver_names = [s.strip() for s in args.solver.split(",") if s.strip()] if args.solver else None
     tuned = None
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
         tuned = load_tuned(solver_names)
     plan = plan_matrix(suite, solver_names=solver_names, instances=args.instances, split=args.split,
-                       seeds=_seeds(args), time_limit=positive_seconds(args.time_limit) if args.time_limit else None,
+                       seeds=seeds, time_limit=time_limit,
                        param_items=args.param, store=store, rerun=args.rerun, jobs=jobs, tuned=tuned,
                        max_nodes=args.max_nodes)
     pool = make_executor(jobs, args.scheduler) if plan.todo else None  # an unreachable scheduler fails here

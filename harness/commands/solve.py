@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.commands._common import fmt_number, parse_assignments, positive_seconds, print_json
+from harness.commands._common import fmt_number, parse_assignments, positive_seconds, output_file, print_json, seed_value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--objective", default="aspl", choices=["aspl", "diameter", "golf", "ad"])
     p.add_argument("--family", default=None, metavar="NAME", help="problem family, e.g. equality")
     p.add_argument("--solver", required=True, metavar="NAME", help="solver name (see 'hopbench solvers')")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_value, default=0)
     p.add_argument("--time-limit", type=str, default=None, metavar="SEC", help="wall-clock budget in seconds")
     p.add_argument("--param", action="extend", nargs="+", default=[], metavar="K=V", help="solver parameters")
     p.add_argument("-o", "--output", metavar="FILE", help="write the solution JSON here")
@@ -28,7 +28,6 @@ def run(args: argparse.Namespace) -> int:
 
     import solvers
     from harness.budget import Budget
-    from harness.errors import HopbenchError
     from harness.execution import execute
     from harness.formats import dumps, solution_to_dict
     from harness.problem import ShortcutProblem
@@ -39,9 +38,7 @@ def run(args: argparse.Namespace) -> int:
     problem = ShortcutProblem(parse_spec(args.base), args.cap, args.budget, args.objective, args.family,
                               base_spec=args.base)
     if args.output:
-        out = Path(args.output)
-        if not out.parent.exists():
-            raise HopbenchError(f"cannot write {out}: directory {out.parent} does not exist")
+        output_file(args.output)
     outcome = execute(solver, problem, seed=args.seed, budget=budget)
     doc = solution_to_dict(outcome.solution)
     if args.output:

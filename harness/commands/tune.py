@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.commands._common import positive_seconds, print_json
+from harness.commands._common import positive_seconds, print_json, seed_value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,14 +19,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--time-limit", metavar="SEC", help="per-run budget (default: the suite's, else 60)")
     p.add_argument("--seeds", type=int, default=1, metavar="K", help="seeds 1..K per instance and trial")
     p.add_argument("--storage", metavar="URL", help="results store URL; the study lives beside it")
-    p.add_argument("--study", metavar="NAME", help="study name (default SOLVER@SUITE[-SPLIT]); reuse it to "
+    p.add_argument("--study", metavar="NAME", help="study name (default SOLVER@SUITE[-SPLIT][[GLOB]]); reuse it to "
                                                    "add trials or to join from another machine")
     p.add_argument("--workers", type=int, default=1, metavar="W", help="local worker processes on the study")
     p.add_argument("--tune", metavar="A,B", help="tune only these parameters of the search space")
     p.add_argument("--fix", action="extend", nargs="+", default=[], metavar="K=V",
                    help="hold parameters at a value while tuning the rest")
     p.add_argument("--sampler", choices=["tpe", "random", "grid"], default="tpe")
-    p.add_argument("--seed", type=int, default=0, help="sampler seed")
+    p.add_argument("--seed", type=seed_value, default=0, help="sampler seed")
     p.add_argument("--save", action="store_true", help="write the best parameters to leaderboards/tuned/SOLVER.json "
                                                        "and the store (used by 'hopbench run --params tuned')")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,6 +41,10 @@ def test_solve_write_and_verify(cli, tmp_path):
     assert doc["problem"] == {"base": "torus:8x8", "degree_cap": 10, "budget": 16, "objective": "aspl",
                               "family": None}
     assert doc["solver"] == {"name": "random", "params": {}} and doc["seed"] == 1
+    # the README shows this very document: keep its first shortcuts and metrics true
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert f'"shortcuts": {json.dumps(doc["shortcuts"][:2])[:-1]}, ...]' in readme
+    assert f'"aspl": {doc["metrics"]["aspl"]!r}' in readme
     code, out, _ = cli("verify", path)
     assert code == 0 and out.startswith("valid")
     code, out, _ = cli("verify", path, "--json")
@@ -77,13 +82,27 @@ def test_solvers_lists_parameters(cli):
             assert {"default", "type", "help"} <= set(p)
 
 
+def _command_paths(parser, prefix=()):
+    """Every (sub)command's argument path, e.g. ("equality", "evaluate"), found in the parser itself."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*prefix, name)
+                yield from _command_paths(sub, (*prefix, name))
+
+
 def test_every_command_has_help(cli):
+    from harness.cli import build_parser
+
     code, out, _ = cli("--help")
     assert code == 0
-    commands = ["evaluate", "solve", "verify", "solvers"]
-    for c in commands:
-        code, out, _ = cli(c, "--help")
-        assert code == 0 and "usage" in out
+    paths = list(_command_paths(build_parser()))
+    assert {("evaluate",), ("solve",), ("verify",), ("solvers",), ("equality", "evaluate")} <= set(paths)
+    for path in paths:
+        code, out, err = cli(*path, "--help")
+        assert code == 0 and "usage" in out, (path, err)
 
 
 def _bad_inputs(tmp_path):
@@ -127,6 +146,19 @@ def _bad_inputs(tmp_path):
         (["verify", wrong_type], "must be int"),
         (["verify", tmp_path / "absent.json"], "does not exist"),
         (["frobnicate"], "invalid choice"),
+        (solve + ["--base", "ring:8", "--seed", "-1"], "a seed is a non-negative integer"),
+        (["evaluate", "--topology", "ring:16", "--fault-tolerance", "2", "--seed", "-1"], "non-negative integer"),
+        (["run", "--suite", "quick", "--seed-list", "2,-1", "--storage", f"sqlite:///{tmp_path / 'never.db'}"],
+         "non-negative seeds"),
+        (solve + ["--base", "ring:8", "-o", tmp_path], "it is a directory"),
+        (["route", "--torus", "4x4", "--solver", "dor", "-o", tmp_path], "it is a directory"),
+        (["export", "--topology", "ring:8", "--format", "golf", "-o", tmp_path], "it is a directory"),
+        (["results", "--storage", f"sqlite:///{tmp_path / 'r.db'}", "-o", tmp_path], "it is a directory"),
+        (["instances", tmp_path], "is a directory"),
+        (["equality", "cost", "ring:16", "--bandwidth", "0"], "positive number of Gb/s"),
+        (["results", "--storage", f"sqlite:///{tmp_path / 'r.db'}", "--solver", "edgecut-ful"], "no such solver"),
+        (["board", "--suite", "nosuchsuite", "--storage", f"sqlite:///{tmp_path / 'b.db'}", "-o", tmp_path / "b"],
+         "no recorded runs of suite 'nosuchsuite'"),
     ]
 
 
@@ -139,6 +171,7 @@ def test_bad_inputs_give_one_line_errors_and_exit_2(cli, tmp_path):
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), (args, err)
         assert fragment in lines[0], (args, lines[0])
+    assert not (tmp_path / "never.db").exists()  # a bad argument is refused before the store is created
 
 
 def test_console_script_exit_codes(tmp_path):
@@ -149,3 +182,14 @@ def test_console_script_exit_codes(tmp_path):
     r = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--topology", "ring:10", "--json"],
                        capture_output=True, text=True)
     assert r.returncode == 0 and json.loads(r.stdout)["diameter"] == 5
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """``hopbench solvers --json | head -1``: the closed pipe ends the command quietly."""
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "solvers", "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[2])
+    proc.stdout.readline()
+    proc.stdout.close()  # like head: one line, then gone
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) in (0, 141)
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
