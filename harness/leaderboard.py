@@ -149,14 +149,13 @@ def instance_facts(instance: Any, order: int) -> InstanceFacts:
     """Facts of a suite :class:`~harness.instances.Instance` (builds its problem for the bounds)."""
     f = instance.fields
     problem = instance.problem()
+    objective = problem.objective
     if instance.kind == "routing":
-        objective = problem.objective
         n = problem.num_nodes
         group = str(f.get("group") or f"{problem.network.n}D")
         family = group
         series = group if objective == "max_load" else f"{group}, {objective}"
     else:
-        objective = problem.objective
         n = problem.n
         family = _base_family(str(f["base"]))
         group = str(f.get("group") or f"{family}, cap {f['cap']}")

@@ -196,7 +196,6 @@ class Milp(Solver):
         info: dict[str, Any] = {"hint_objective": hint_value, "symmetry_group": None if sym is None else sym.order,
                                 "phases": []}
 
-
         def seconds_left() -> float | None:
             return None if deadline is None else deadline - report.elapsed()
 

@@ -27,8 +27,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from harness.errors import HopbenchError
     from harness.store import Store, merge
 
@@ -46,12 +44,11 @@ def run(args: argparse.Namespace) -> int:
         if unknown:  # a typo, most likely: say so instead of an empty table
             raise HopbenchError(f"no runs of {', '.join(map(repr, unknown))} in this store and no such solver; "
                                 f"solvers: {', '.join(solvers.names())}")
-    if args.output:
-        output_file(args.output)
+    out = output_file(args.output) if args.output else None
     if args.format == "parquet":
-        if not args.output:
+        if out is None:
             raise HopbenchError("--format parquet needs -o FILE (Parquet is binary)")
-        df.to_parquet(args.output, index=False)
+        df.to_parquet(out, index=False)
         return 0
     if args.format == "json":
         rows = []
@@ -62,10 +59,10 @@ def run(args: argparse.Namespace) -> int:
             for key in ("started_at", "finished_at"):
                 row[key] = row[key].isoformat() if hasattr(row[key], "isoformat") else None
             rows.append(row)
-        if args.output:
+        if out is not None:
             from harness.formats import strict_json
 
-            Path(args.output).write_text(json.dumps(strict_json(rows), indent=1) + "\n")
+            out.write_text(json.dumps(strict_json(rows), indent=1) + "\n")
         else:
             print_json(rows)
         return 0
@@ -73,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
         text = df.to_csv(index=False)
     else:
         text = df[TABLE_COLUMNS].to_string(index=False, max_colwidth=60) if len(df) else "(no runs recorded)"
-    if args.output:
-        Path(args.output).write_text(text if text.endswith("\n") else text + "\n")
+    if out is not None:
+        out.write_text(text if text.endswith("\n") else text + "\n")
     else:
         print(text)
     return 0

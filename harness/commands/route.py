@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import argparse
 
-from harness.commands._common import fmt_number, parse_assignments, positive_seconds, output_file, print_json, seed_value
+from harness.commands._common import (fmt_number, output_file, parse_assignments, positive_seconds, print_json,
+                                      seed_value)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,8 +32,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     import solvers
     from harness.budget import Budget
     from harness.errors import HopbenchError
@@ -47,12 +46,11 @@ def run(args: argparse.Namespace) -> int:
     budget = Budget(time_s=positive_seconds(args.time_limit) if args.time_limit is not None else None)
     problem = make_problem(args.torus, nodes=args.nodes, subset=args.subset, rules=args.rules,
                            objective=args.objective)
-    if args.output:
-        output_file(args.output)
+    out = output_file(args.output) if args.output else None
     outcome = execute(solver, problem, seed=args.seed, budget=budget)
     table = outcome.solution
-    if args.output:
-        Path(args.output).write_text(dumps(table.to_dict(), indent=1) + "\n")
+    if out is not None:
+        out.write_text(dumps(table.to_dict(), indent=1) + "\n")
     ev = table.evaluation
     if args.json:
         print_json({"problem": problem.describe(), "solver": {"name": solver.name, "params": dict(solver.config)},

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from harness.commands._common import fmt_number, parse_assignments, positive_seconds, output_file, print_json, seed_value
+from harness.commands._common import (fmt_number, output_file, parse_assignments, positive_seconds, print_json,
+                                      seed_value)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,8 +25,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     import solvers
     from harness.budget import Budget
     from harness.execution import execute
@@ -37,12 +36,11 @@ def run(args: argparse.Namespace) -> int:
     budget = Budget(time_s=positive_seconds(args.time_limit) if args.time_limit is not None else None)
     problem = ShortcutProblem(parse_spec(args.base), args.cap, args.budget, args.objective, args.family,
                               base_spec=args.base)
-    if args.output:
-        output_file(args.output)
+    out = output_file(args.output) if args.output else None
     outcome = execute(solver, problem, seed=args.seed, budget=budget)
     doc = solution_to_dict(outcome.solution)
-    if args.output:
-        Path(args.output).write_text(dumps(doc, indent=1) + "\n")
+    if out is not None:
+        out.write_text(dumps(doc, indent=1) + "\n")
     if args.json:
         print_json(doc)
         return 0
