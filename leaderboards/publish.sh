@@ -77,7 +77,7 @@ python -m pytest -q tests/test_published_boards.py
 recorded=$(python - "$STORE" "$SUITES" <<'PY'
 import sys
 
-from harness.store import Store
+from harness.bench.store import Store
 
 import pandas as pd
 

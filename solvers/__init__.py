@@ -1,72 +1,13 @@
-"""Solver registry.  Every module in this package is imported once, and each
-class decorated with :func:`register` becomes available under its ``name``.
+"""Solver backends behind one interface.
 
-Adding a solver: write ``solvers/my_method.py`` with a :class:`~solvers.base.Solver`
-subclass decorated by ``@register``; nothing else needs editing.  Solvers that
-live outside the package (tests, plug-ins) are loaded from the modules named in
-the ``HOPBENCH_SOLVER_MODULES`` environment variable (comma-separated), which
-worker processes inherit.
+``solvers.contract`` holds the interface and the registry; ``solvers.shortcut``
+and ``solvers.routing`` hold the built-in backends, one module per family.  This
+package re-exports the registry, so ``solvers.get(name)`` / ``solvers.create(name)``
+/ ``solvers.names()`` work from anywhere.
 """
 from __future__ import annotations
 
-import importlib
-import os
-import pkgutil
+from solvers.contract.registry import create, get, is_builtin, names, register
+from solvers.contract.solver import Param, Solver
 
-from harness.errors import HopbenchError
-from solvers.base import Param, Solver
-
-_REGISTRY: dict[str, type[Solver]] = {}
-_loaded = False
-_plugins: set[str] = set()
-
-
-def register(cls: type[Solver]) -> type[Solver]:
-    """Class decorator: make ``cls`` available as ``cls.name``."""
-    if not cls.name:
-        raise TypeError(f"{cls.__name__} needs a non-empty name")
-    existing = _REGISTRY.get(cls.name)
-    if existing is not None and existing.__qualname__ != cls.__qualname__:
-        raise TypeError(f"solver name {cls.name!r} is taken by {existing.__qualname__}")
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for info in pkgutil.iter_modules(__path__):
-            if info.name != "base" and not info.name.startswith("_"):
-                importlib.import_module(f"{__name__}.{info.name}")
-    # plug-in modules may be named after the first lookup (tests set the variable late)
-    for module in filter(None, (m.strip() for m in os.environ.get("HOPBENCH_SOLVER_MODULES", "").split(","))):
-        if module not in _plugins:
-            try:
-                importlib.import_module(module)
-            except ImportError as exc:
-                raise HopbenchError(f"cannot import solver module {module!r} named in HOPBENCH_SOLVER_MODULES "
-                                    f"({exc})") from None
-            _plugins.add(module)
-
-
-def names(kind: str | None = None) -> list[str]:
-    """Registered solver names, optionally only those solving ``kind`` problems."""
-    _load()
-    return sorted(n for n, c in _REGISTRY.items() if kind is None or kind in c.kinds)
-
-
-def get(name: str) -> type[Solver]:
-    _load()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise HopbenchError(f"unknown solver {name!r}; available: {', '.join(names())}") from None
-
-
-def create(name: str, **params) -> Solver:
-    """Instantiate solver ``name`` with ``params`` (validated and type-converted)."""
-    return get(name)(**params)
-
-
-__all__ = ["Param", "Solver", "create", "get", "names", "register"]
+__all__ = ["Param", "Solver", "create", "get", "is_builtin", "names", "register"]

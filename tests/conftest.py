@@ -32,6 +32,6 @@ def compiled_kernels():
     On a clean checkout (CI) the on-disk numba cache is empty; without this the
     first test to touch a kernel would pay its compilation inside a timed run.
     """
-    from harness.cells import warm_builtin_solvers
+    from solvers.contract.warmup import warm_builtin_solvers
 
     warm_builtin_solvers()

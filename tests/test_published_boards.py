@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.formats import read_json
-from harness.verification import verify_document
+from harness.documents import read_json
+from harness.problems.registry import verify_document
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARDS = ROOT / "leaderboards"

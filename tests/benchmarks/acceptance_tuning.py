@@ -17,8 +17,8 @@ import sys
 
 import pandas as pd
 
-from harness.store import Store
-from harness.tuning import tuned_dir
+from harness.bench.store import Store
+from harness.bench.tuning import tuned_dir
 
 
 def hopbench(*args: str) -> str:

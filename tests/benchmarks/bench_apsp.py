@@ -24,8 +24,8 @@ import time
 import numpy as np
 
 import harness  # noqa: F401  (threading defaults before numba)
-from harness import metrics
-from harness.graph import Graph
+from harness.engine import distances as metrics
+from harness.graphs.graph import Graph
 
 SIZES = [(1024, 10), (4096, 12), (8192, 16)]
 
@@ -50,8 +50,8 @@ def peak_memory_child(n: int, d: int) -> float:
     """MB of resident memory our summary() adds at its peak, in a fresh process."""
     code = f"""
 import json, numpy as np, harness
-from harness import metrics
-from harness.graph import Graph
+from harness.engine import distances as metrics
+from harness.graphs.graph import Graph
 import networkx as nx
 g = Graph({n}, np.array(list(nx.random_regular_graph({d}, {n}, seed=1).edges())))
 metrics.summary(Graph(64, [(i, (i + 1) % 64) for i in range(64)]))   # compile / load kernels first

@@ -21,8 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import harness  # noqa: E402,F401  (threading defaults before numba)
 import numpy as np  # noqa: E402
+
+import harness  # noqa: E402,F401  (threading defaults before numba)
 
 
 def best_of(fn, repeat: int) -> float:
@@ -41,8 +42,8 @@ def main() -> int:
 
     import numba
 
-    from harness import equality as eq
-    from harness.metrics import bfs_distances
+    from harness.engine.distances import bfs_distances
+    from harness.problems.shortcut import equality as eq
 
     print(f"machine: {os.cpu_count()} cores, numba threads {numba.get_num_threads()}, "
           f"load average {os.getloadavg()[0]:.2f}")
@@ -65,10 +66,10 @@ def main() -> int:
 
     # -- 2. GA throughput at N=2048, K=28 ------------------------------------
     import solvers
-    from harness.budget import Budget, Reporter
-    from harness.problem import ShortcutProblem
-    from harness.topologies import ring
-    from solvers.equality_ga import _evaluate_batch, _Space
+    from harness.graphs.topologies import ring
+    from harness.problems.shortcut.problem import ShortcutProblem
+    from solvers.contract.budget import Budget, Reporter
+    from solvers.shortcut.equality_ga import _evaluate_batch, _Space
 
     n, k = 2048, 28
     problem = ShortcutProblem(ring(n), k, n * (k - 2) // 2, "ad", "equality", base_spec=f"ring:{n}")

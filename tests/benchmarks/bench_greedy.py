@@ -3,7 +3,7 @@
     python tests/benchmarks/bench_greedy.py [--quick]
 
 Prints, measured in this run (objective ASPL, degree cap 10, seed 1, wall time
-of ``harness.execution.execute``: distance matrix, rounds, final evaluation;
+of ``solvers.contract.execution.execute``: distance matrix, rounds, final evaluation;
 numba compilation excluded by a warm-up run; the CPU time over all threads is
 printed too, because the machine may be shared):
 
@@ -28,19 +28,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import harness  # noqa: E402,F401  (threading defaults before numba)
 import numpy as np  # noqa: E402
 
-from harness.execution import execute  # noqa: E402
-from harness.metrics import distance_matrix  # noqa: E402
-from harness.problem import ShortcutProblem  # noqa: E402
-from harness.topologies import parse_spec  # noqa: E402
+import harness  # noqa: E402,F401  (threading defaults before numba)
+from harness.engine.distances import distance_matrix  # noqa: E402
+from harness.graphs.topologies import parse_spec  # noqa: E402
+from harness.problems.shortcut.problem import ShortcutProblem  # noqa: E402
+from solvers.contract.execution import execute  # noqa: E402
 
 
 def numpy_ecf(problem: ShortcutProblem, t: int, seed: int) -> list[tuple[int, int]]:
     """EdgeCut-Full for the ASPL objective in plain numpy (the paper's own formulation)."""
-    from solvers.edgecut import candidates
-    from solvers.feasible import FeasiblePairs
+    from solvers.shortcut.edgecut import candidates
+    from solvers.shortcut.feasible import FeasiblePairs
 
     rng = np.random.default_rng(seed)
     pairs = FeasiblePairs(problem.base, problem.degree_cap)

@@ -22,11 +22,11 @@ import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
 
 import solvers  # noqa: E402
-from harness.budget import Budget, Reporter  # noqa: E402
-from harness.routing import RoutingProblem, RoutingTable, make_problem  # noqa: E402
-from harness.routing_graph import RoutingGraph  # noqa: E402
-from harness.routing_network import Torus  # noqa: E402
-from solvers.angara_sssp import group_pairs  # noqa: E402
+from harness.problems.routing import RoutingProblem, RoutingTable, make_problem  # noqa: E402
+from harness.problems.routing.graph import RoutingGraph  # noqa: E402
+from harness.problems.routing.network import Torus  # noqa: E402
+from solvers.contract.budget import Budget, Reporter  # noqa: E402
+from solvers.routing.angara_sssp import group_pairs  # noqa: E402
 
 
 def fresh(spec: str) -> RoutingProblem:

@@ -28,16 +28,16 @@ SOLVERS = ("dor", "angara-bfs", "angara-sssp", "angara-ga")
 
 
 def instance_key(inst: dict) -> str:
-    from harness.routing import routing_instance_id
+    from harness.problems.routing.kind import routing_instance_id
 
     return routing_instance_id(inst)
 
 
 def run(args: argparse.Namespace) -> None:
     import solvers
-    from harness.budget import Budget
-    from harness.execution import execute
-    from harness.routing import routing_problem
+    from harness.problems.routing.kind import routing_problem
+    from solvers.contract.budget import Budget
+    from solvers.contract.execution import execute
 
     suite = tomllib.loads((ROOT / "instances" / "angara2021.toml").read_text())
     out = Path(args.out)

@@ -10,9 +10,9 @@ import time
 
 import numpy as np
 
-from harness.problem import Solution
+from harness.problems.shortcut.problem import Solution
 from solvers import register
-from solvers.base import Param, Solver
+from solvers.contract import Param, Solver
 
 
 @register

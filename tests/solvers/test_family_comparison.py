@@ -2,10 +2,10 @@
 import pytest
 
 import solvers
-from harness.budget import Budget
-from harness.execution import execute
-from harness.problem import ShortcutProblem
-from harness.topologies import parse_spec
+from harness.graphs.topologies import parse_spec
+from harness.problems.shortcut.problem import ShortcutProblem
+from solvers.contract.budget import Budget
+from solvers.contract.execution import execute
 
 FAMILY_SOLVERS = {"equality-ga"}
 

@@ -1,0 +1,125 @@
+"""A cell is one run of the benchmark matrix: instance x solver x params x seed.
+
+Cells travel as plain dicts (they cross process and machine boundaries); this
+module builds them and runs one, turning every outcome — a solution, a solver
+exception, an invalid solution, a declined problem — into a result dict the
+coordinator records.  Timeouts and crashes are handled one level up, by the
+sandbox that hosts the run (:mod:`harness.bench.sandbox`).
+"""
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import traceback
+from typing import Any
+
+import solvers
+from harness.errors import HopbenchError, InvalidSolution, SolverDeclined
+from solvers.contract.limits import hard_limit as contract_hard_limit
+from solvers.contract.warmup import warm_up_solver
+
+
+def make_cell(*, suite: str, instance: Any, solver: str, params: dict[str, Any], seed: int,
+              time_limit: float, evaluations: int | None, params_tag: str, threads: int = 1) -> dict[str, Any]:
+    from harness.bench.store import cell_key
+
+    return {
+        "key": cell_key(suite, instance.id, solver, params, seed, time_limit, evaluations),
+        "suite": suite,
+        "instance": instance.id,
+        "kind": instance.kind,
+        "fields": instance.fields,
+        "solver": solver,
+        "params": params,
+        "params_tag": params_tag,
+        "seed": int(seed),
+        "time_limit": float(time_limit),
+        "evaluations": evaluations,
+        "threads": int(threads),
+    }
+
+
+def hard_limit(cell: dict[str, Any]) -> float:
+    """Seconds after which a running cell is killed (the contract's rule: 1.2 x its time limit + 5 s)."""
+    return contract_hard_limit(cell["time_limit"])
+
+
+def provenance() -> dict[str, Any]:
+    import numba
+    import numpy
+
+    from harness import __version__
+
+    return {
+        "hopbench_version": __version__,
+        "python_version": platform.python_version(),
+        "numpy_version": numpy.__version__,
+        "numba_version": numba.__version__,
+        "host": socket.gethostname(),
+        "cores": os.cpu_count(),
+    }
+
+
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    # the innermost frame says where it broke, which the message alone often does not
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno})" if tb else ""
+    return first[:900] + where
+
+
+#: seconds a built-in solver's one-time warm-up may take: compiling its numba kernels on a
+#: cold cache takes up to a minute or two on a small machine, and it respects its budgets
+BUILTIN_WARMUP_LIMIT = 300.0
+
+
+def warm_up_limit(cell: dict[str, Any]) -> float:
+    """How long the warm-up before ``cell`` may take: generous for built-in solvers, whose only
+    slow part is JIT compilation; the cell's hard limit for plug-ins, which could ignore budgets."""
+    return max(hard_limit(cell), BUILTIN_WARMUP_LIMIT) if solvers.is_builtin(cell["solver"]) else hard_limit(cell)
+
+
+def warm_up(cell: dict[str, Any]) -> None:
+    """Warm up the cell's solver (:func:`solvers.contract.warmup.warm_up_solver`); built-in solvers
+    only — a plug-in's warm-up would be a run of unknown behaviour outside the cell's record."""
+    if solvers.is_builtin(cell["solver"]):
+        warm_up_solver(cell["solver"], cell["params"])
+
+
+def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
+    """Run one cell in this process and describe the outcome (never raises for solver failures)."""
+    import solvers
+    from harness.bench.store import now
+    from harness.bench.suites import Instance
+    from solvers.contract.budget import Budget
+    from solvers.contract.execution import execute
+
+    result: dict[str, Any] = {"key": cell["key"], "started_at": now().isoformat(), "trace": []}
+    result.update(provenance())
+    try:
+        instance = Instance(id=cell["instance"], suite=cell["suite"], kind=cell["kind"], fields=cell["fields"])
+        problem = instance.problem()
+        solver = solvers.create(cell["solver"], **cell["params"])
+        budget = Budget(time_s=cell["time_limit"], evaluations=cell.get("evaluations"))
+        outcome = execute(solver, problem, seed=cell["seed"], budget=budget)
+        ev = outcome.solution.evaluation
+        metrics = ev.metrics()
+        result.update(
+            status="ok", error=None, objective=ev.objective,
+            diameter=metrics.get("diameter"), aspl=metrics.get("aspl"), metrics=metrics,
+            elapsed_s=outcome.elapsed_s, evaluations=outcome.evaluations,
+            solution=outcome.solution.to_dict(),
+            trace=[(p.elapsed_s, p.evaluations, p.value) for p in outcome.trace],
+        )
+    except SolverDeclined as exc:
+        result.update(status="skipped", error=exc.reason)
+    except InvalidSolution as exc:
+        result.update(status="error", error=f"invalid solution: {exc}")
+    except HopbenchError as exc:
+        result.update(status="error", error=str(exc))
+    except Exception as exc:  # a solver bug must not sink the matrix
+        result.update(status="error", error=_one_line(exc))
+    result["finished_at"] = now().isoformat()
+    return result

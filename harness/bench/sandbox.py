@@ -1,0 +1,231 @@
+"""Run cells in a warm child process that can be killed when a cell overruns.
+
+The coordinator (or a Dask worker) calls :func:`run_isolated` from any thread.
+Each thread keeps one child ``python -m harness.bench.sandbox`` process, started
+once and reused for many cells: cells go in as JSON lines on its stdin, and
+messages come back as JSON lines on its stdout — ``ready`` once the child has
+imported everything, ``started`` when a cell's clock starts (after a one-time
+warm-up of its solver, so JIT compilation is never charged to a cell), then
+the result.  A cell that has not answered by its hard limit (1.2 x time limit
++ 5 s after it started) is killed with the child and recorded as ``timeout``;
+a child that dies is recorded as ``error``; either way a fresh child serves the
+next cell.  Using a subprocess (not multiprocessing) keeps this working inside
+Dask's daemonic worker processes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from typing import Any
+
+from harness._paths import REPO_ROOT
+from harness.bench.cells import hard_limit, warm_up_limit
+
+#: seconds a new child may take to import harness, solvers and numba
+STARTUP_TIMEOUT = 300.0
+
+_local = threading.local()
+_all: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
+
+
+class Sandbox:
+    """One child process that runs cells sequentially."""
+
+    def __init__(self, threads: int = 1) -> None:
+        env = dict(os.environ)
+        env["NUMBA_NUM_THREADS"] = str(max(1, threads))
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        # the child must import the same harness/solvers as this process
+        root = str(REPO_ROOT)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        self.stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-m", "harness.bench.sandbox"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.stderr, env=env, start_new_session=True)
+        self.ready = False
+        self.phase = "start"
+        self.clock = time.monotonic()
+        self._buffer = b""
+        _all.add(self)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.alive():
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)  # the solver may have children of its own
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """Ask the child to finish (EOF on stdin); kill it if it does not."""
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.kill()
+        self.stderr.close()
+
+    def stderr_tail(self, lines: int = 3) -> str:
+        try:
+            self.stderr.seek(0)
+            text = self.stderr.read().decode(errors="replace").strip().splitlines()
+            return " | ".join(text[-lines:])
+        except (OSError, ValueError):
+            return ""
+
+    def _receive(self, deadline: float) -> dict[str, Any]:
+        # raw reads into our own buffer: a buffered readline could swallow the next
+        # message too, and select() would then wait for data that already arrived
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Timeout()
+            readable, _, _ = select.select([fd], [], [], min(remaining, 1.0))
+            if readable:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    raise _Died(self.proc.wait())
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return json.loads(line)
+
+    def start_cell(self, cell: dict[str, Any]) -> float:
+        """Send a cell; return the monotonic time its clock started (after any warm-up).
+
+        ``self.clock`` holds the time from which a timeout is measured: when the
+        cell was sent, then when it started.
+        """
+        if not self.ready:
+            try:
+                self._receive(time.monotonic() + STARTUP_TIMEOUT)  # the "ready" message
+            except _Timeout:
+                raise _Died(f"none: the worker did not start within {STARTUP_TIMEOUT:g} s") from None
+            self.ready = True
+        try:
+            self.proc.stdin.write((json.dumps(cell) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise _Died(self.proc.poll()) from None
+        self.clock = time.monotonic()
+        self.phase = "warm-up"
+        self._receive(self.clock + warm_up_limit(cell))  # "started", after the solver's one-time warm-up
+        self.phase = "run"
+        self.clock = time.monotonic()
+        return self.clock
+
+    def finish_cell(self, deadline: float) -> dict[str, Any]:
+        return self._receive(deadline)
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Died(Exception):
+    pass
+
+
+def run_isolated(cell: dict[str, Any]) -> dict[str, Any]:
+    """Run ``cell`` in this thread's sandbox, enforcing the hard time limit."""
+    from harness.bench.store import now
+
+    box: Sandbox | None = getattr(_local, "box", None)
+    if box is None or not box.alive():
+        box = _local.box = Sandbox(cell.get("threads", 1))
+    started = now()
+    limit = hard_limit(cell)
+    try:
+        t0 = box.start_cell(cell)
+        return box.finish_cell(t0 + limit)
+    except _Timeout:
+        box.kill()
+        _local.box = None
+        waited = time.monotonic() - box.clock
+        if box.phase == "warm-up":
+            error = (f"killed after {waited:.1f} s in the solver's one-time warm-up (JIT compilation and a "
+                     f"minimal run), which may take {warm_up_limit(cell):g} s")
+        else:
+            error = (f"killed after {waited:.1f} s: still running at the hard limit of 1.2 x "
+                     f"{cell['time_limit']:g} s + 5 s")
+        status = "timeout"
+    except _Died as exc:
+        tail = box.stderr_tail()
+        box.kill()
+        _local.box = None
+        status, error = "error", f"worker process died (exit code {exc.args[0]})" + (f": {tail}" if tail else "")
+    return {"key": cell["key"], "status": status, "error": error, "elapsed_s": time.monotonic() - box.clock,
+            "started_at": started.isoformat(), "finished_at": now().isoformat(), "trace": []}
+
+
+def close_all() -> None:
+    """Stop every sandbox this process started (called when a run ends)."""
+    for box in list(_all):
+        box.close()
+
+
+def _serve() -> None:
+    """Child side: read cells from stdin, write one JSON result line per cell."""
+    protocol = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # anything a solver prints goes to stderr, never into the protocol
+
+    from harness.documents import json_default
+
+    def send(message: dict[str, Any]) -> None:
+        protocol.write(json.dumps(message, default=json_default, allow_nan=True) + "\n")
+        protocol.flush()
+
+    import solvers
+    from harness.bench.cells import run_cell, warm_up
+
+    _exit_with_parent()
+    solvers.names()  # import every solver module now, not inside a cell
+    send({"event": "ready"})
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        cell = json.loads(line)
+        # the parent enforces the limits; these alarms (default action: terminate) only matter when
+        # the parent is gone, so that an orphaned run cannot go on for ever
+        signal.alarm(int(warm_up_limit(cell)) + 5)
+        warm_up(cell)
+        send({"event": "started"})
+        signal.alarm(int(hard_limit(cell)) + 5)
+        result = run_cell(cell)
+        signal.alarm(0)
+        send(result)
+
+
+def _exit_with_parent() -> None:
+    """Leave when the coordinating process dies (a kill -9 closes no pipe until the cell ends)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, daemon=True, name="hopbench-parent-watch").start()
+
+
+if __name__ == "__main__":
+    _serve()

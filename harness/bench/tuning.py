@@ -1,0 +1,508 @@
+"""Optuna tuning of a solver's parameters over a suite.
+
+A trial is one parameter set.  It runs the solver on every selected instance
+(for each seed) through the same sandboxes as ``hopbench run`` — so hard time
+limits hold and every run is recorded in the results store, tagged with the
+study and trial — and its value is the mean, over instances, of the relative
+gap ``(objective - reference) / reference``.  The reference of an instance is
+its best known value when the study is created: the best recorded run of any
+solver, the suite's ``best_known`` / ``optimum`` / published objective values,
+or, when none exists yet, the instance's lower bound.  It is frozen in the
+study's user attributes so every trial and every worker measures against the
+same numbers.  A failed or timed-out run counts as a gap of ``FAILURE_GAP``.
+
+Instances are visited in a per-trial shuffled order, and after each one the
+gap is reported to Optuna's ``WilcoxonPruner``, which stops a trial as soon as
+it is significantly worse than the best one on the instances both have seen.
+The solver's defaults are enqueued as the first trial.
+
+Storage: a study lives beside the results store.  For a SQLite store it is an
+Optuna journal file next to the database (Optuna advises against SQLite for
+parallel workers); for PostgreSQL (or any other server URL) it is the same
+database, so ``hopbench tune ... --storage postgresql://... --study NAME``
+started on several machines joins one study.  ``--workers W`` starts W local
+worker processes on the study.
+"""
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from harness._paths import TUNED_DIR as PUBLISHED_TUNED_DIR
+from harness.errors import HopbenchError
+
+SAMPLERS = ("tpe", "random", "grid")
+MAX_STUDY_NAME = 128
+#: the gap charged for a run that failed or timed out (a 100% gap)
+FAILURE_GAP = 1.0
+#: where ``--save`` writes and ``--params tuned`` reads, unless ``$HOPBENCH_TUNED_DIR`` says otherwise
+TUNED_DIR = PUBLISHED_TUNED_DIR
+
+
+def tuned_dir() -> Path:
+    """The tuned-parameter directory: ``$HOPBENCH_TUNED_DIR`` or the repository's ``leaderboards/tuned``."""
+    env = os.environ.get("HOPBENCH_TUNED_DIR")
+    return Path(env) if env else TUNED_DIR
+
+
+@dataclass
+class TuneConfig:
+    solver: str
+    suite: str
+    trials: int
+    instances: str | None = None
+    split: str | None = None
+    time_limit: float | None = None
+    seeds: list[int] = field(default_factory=lambda: [1])
+    storage: str | None = None
+    study: str | None = None
+    workers: int = 1
+    sampler: str = "tpe"
+    seed: int = 0
+    only: list[str] | None = None  #: tune just these parameters of the search space
+    fixed: dict[str, Any] = field(default_factory=dict)  #: parameters held at a value
+
+    def study_name(self) -> str:
+        if self.study:
+            return self.study  # its length is checked where the study is opened
+        return (f"{self.solver}@{self.suite}" + (f"-{self.split}" if self.split else "")
+                + (f"[{self.instances}]" if self.instances else ""))
+
+    def space(self) -> dict[str, Any]:
+        return search_space(self.solver, self.only, self.fixed)
+
+
+@dataclass
+class TuneResult:
+    study: str
+    n_trials: int
+    best_value: float | None
+    best_params: dict[str, Any]
+    workers: int
+    complete: int = 0
+    pruned: int = 0
+    failed: int = 0
+    saved: str | None = None
+    worker_failures: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- search space
+
+
+def search_space(solver_name: str, only: list[str] | None = None, fixed: dict[str, Any] | None = None
+                 ) -> dict[str, Any]:
+    """The parameters to tune (name -> Param): the solver's search space, restricted to
+    ``only`` and without the ``fixed`` ones.  An empty space or an unknown name is an error."""
+    import solvers
+
+    full = solvers.get(solver_name).search_space()
+    if not full:
+        raise HopbenchError(f"solver {solver_name} declares no tunable parameters; nothing to tune")
+    for name in only or []:
+        if name not in full:
+            raise HopbenchError(f"parameter {name!r} is not in {solver_name}'s search space "
+                                f"({', '.join(sorted(full))})")
+    space = {k: p for k, p in full.items() if (not only or k in only) and k not in (fixed or {})}
+    if not space:
+        raise HopbenchError(f"nothing left to tune for {solver_name}: every parameter is fixed")
+    return space
+
+
+def _mode(name: str) -> str:
+    return f"{name}:mode"
+
+
+def suggest(trial, name: str, p) -> Any:
+    """One parameter value from an Optuna trial, honouring choices, ranges and special values."""
+    if p.choices is not None:
+        return trial.suggest_categorical(name, list(p.choices))
+    if p.also:
+        pick = trial.suggest_categorical(_mode(name), ["range", *(str(v) for v in p.also)])
+        if pick != "range":
+            return p.coerce(name, pick)
+    if p.type is int:
+        return trial.suggest_int(name, int(p.low), int(p.high), log=p.log)
+    return trial.suggest_float(name, float(p.low), float(p.high), log=p.log)
+
+
+def params_from_optuna(solver_name: str, values: dict[str, Any], space: dict[str, Any] | None = None
+                       ) -> dict[str, Any]:
+    """Solver parameters from a trial's Optuna params (special-value modes folded back)."""
+    space = space or search_space(solver_name)
+    out = {}
+    for name, p in space.items():
+        mode = values.get(_mode(name))
+        if mode is not None and mode != "range":
+            out[name] = p.coerce(name, mode)
+        elif name in values:
+            out[name] = values[name]
+    return out
+
+
+def default_trial(space: dict[str, Any]) -> dict[str, Any]:
+    """The Optuna params that reproduce the solver's defaults (the first trial)."""
+    out: dict[str, Any] = {}
+    for name, p in space.items():
+        if p.also and p.default in p.also:
+            out[_mode(name)] = str(p.default)
+            continue
+        if p.also:
+            out[_mode(name)] = "range"
+        out[name] = p.default
+    return out
+
+
+def grid_space(space: dict[str, Any], points: int = 5) -> dict[str, list[Any]]:
+    """A small grid over the search space for ``--sampler grid``."""
+    import numpy as np
+
+    grid: dict[str, list[Any]] = {}
+    for name, p in space.items():
+        if p.choices is not None:
+            grid[name] = list(p.choices)
+            continue
+        if p.also:
+            grid[_mode(name)] = ["range", *(str(v) for v in p.also)]
+        pts = np.geomspace(p.low, p.high, points) if p.log else np.linspace(p.low, p.high, points)
+        grid[name] = sorted({int(round(x)) for x in pts}) if p.type is int else [float(x) for x in pts]
+    return grid
+
+
+# --------------------------------------------------------------------------- references and gaps
+
+
+def reference_values(instances, store, suite_name: str) -> dict[str, float]:
+    """Best known objective per instance: recorded runs, suite annotations, else a lower bound."""
+    df = store.dataframe(suite=suite_name, with_solutions=False)
+    ok = df[(df.status == "ok") & df.objective.notna()] if len(df) else df
+    best_recorded = ok.groupby("instance").objective.min().to_dict() if len(ok) else {}
+    out = {}
+    for inst in instances:
+        known = [v for v in (best_recorded.get(inst.id), inst.best_known, inst.optimum) if v is not None]
+        known += [float(r["objective"]) for r in inst.references if isinstance(r.get("objective"), (int, float))]
+        known = [float(v) for v in known if math.isfinite(float(v))]
+        out[inst.id] = min(known) if known else _lower_bound(inst)
+    return out
+
+
+def _lower_bound(inst) -> float:
+    bound = inst.problem().objective_lower_bound()
+    if bound is not None and math.isfinite(bound):
+        return float(bound)
+    raise HopbenchError(f"instance {inst.id} has no best known value and no lower bound; record a run of it first "
+                        f"(hopbench run --suite {inst.suite} --instances '{inst.id}')")
+
+
+def relative_gap(result: dict[str, Any], reference: float) -> float:
+    value = result.get("objective")
+    if result.get("status") != "ok" or value is None or not math.isfinite(value):
+        return FAILURE_GAP
+    if reference > 0:
+        return (value - reference) / reference
+    return value - reference
+
+
+# --------------------------------------------------------------------------- studies
+
+
+def optuna_storage(store_url: str):
+    """Where the study lives: a journal file beside a SQLite store, else the store's own database."""
+    from optuna.storages import JournalStorage, RDBStorage
+    from optuna.storages.journal import JournalFileBackend
+    from sqlalchemy.engine import make_url
+
+    url = make_url(store_url)
+    if url.get_backend_name() == "sqlite":
+        db = url.database or "hopbench.db"
+        return JournalStorage(JournalFileBackend(f"{db}.optuna-journal"))
+    # a heartbeat lets any worker fail the trials of a worker that was killed
+    for attempt in range(4):
+        try:
+            return RDBStorage(store_url, heartbeat_interval=20, grace_period=60)
+        except Exception as exc:  # two machines creating Optuna's tables at once race on PostgreSQL
+            if "duplicate" not in str(exc).lower() and "already exists" not in str(exc).lower() or attempt == 3:
+                raise
+            time.sleep(0.5 * (attempt + 1))
+
+
+def _sampler(cfg: TuneConfig, worker: int):
+    import optuna
+
+    if cfg.sampler == "tpe":
+        return optuna.samplers.TPESampler(seed=cfg.seed + 7919 * worker, n_startup_trials=5)
+    if cfg.sampler == "random":
+        return optuna.samplers.RandomSampler(seed=cfg.seed + 7919 * worker)
+    return optuna.samplers.GridSampler(grid_space(cfg.space()), seed=cfg.seed + 7919 * worker)
+
+
+def open_study(cfg: TuneConfig, worker: int = 0):
+    import warnings
+
+    import optuna
+
+    from harness.bench.store import DEFAULT_URL
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    name = cfg.study_name()
+    if len(name) > MAX_STUDY_NAME:  # the runs table's study column holds this many characters
+        raise HopbenchError(f"study name {name[:40]!r}... has {len(name)} characters, more than {MAX_STUDY_NAME}; "
+                            f"give a shorter --study NAME")
+    try:
+        storage = optuna_storage(cfg.storage or DEFAULT_URL)
+        study = optuna.create_study(study_name=cfg.study_name(), storage=storage, direction="minimize",
+                                    sampler=_sampler(cfg, worker),
+                                    pruner=optuna.pruners.WilcoxonPruner(p_threshold=0.1, n_startup_steps=2),
+                                    load_if_exists=True)
+    except HopbenchError:
+        raise
+    except Exception as exc:  # sqlalchemy / OS errors from the storage
+        reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise HopbenchError(f"cannot open the Optuna study storage for {cfg.storage!r}: {reason}") from None
+    return study
+
+
+def _instances(cfg: TuneConfig):
+    from harness.bench.suites import load_suite
+
+    suite = load_suite(cfg.suite)
+    return suite, suite.select(cfg.instances, cfg.split)
+
+
+def _prepare(cfg: TuneConfig) -> None:
+    """Create the study, freeze the references and enqueue the defaults (idempotent)."""
+    import solvers
+    from harness.bench.runner import effective_time_limit
+    from harness.bench.store import Store
+
+    suite, instances = _instances(cfg)
+    cls = solvers.get(cfg.solver)
+    if not any(i.kind in cls.kinds for i in instances):
+        raise HopbenchError(f"solver {cfg.solver} solves none of the selected instances of suite {suite.name}")
+    study = open_study(cfg)
+    attrs = study.user_attrs
+    budget = {"time_limit": effective_time_limit(cfg.time_limit, suite), "evaluations": suite.evaluations}
+    if "reference" not in attrs:
+        store = Store.open(cfg.storage)
+        study.set_user_attr("solver", cfg.solver)
+        study.set_user_attr("suite", suite.name)
+        study.set_user_attr("instances", [i.id for i in instances])
+        study.set_user_attr("seeds", cfg.seeds)
+        study.set_user_attr("budget", budget)
+        # written last: a worker on another machine that sees it sees every attribute above
+        study.set_user_attr("reference", reference_values(instances, store, suite.name))
+    else:
+        _check_same_study(cfg, attrs, [i.id for i in instances], budget)
+    if cfg.sampler != "grid":
+        study.enqueue_trial(default_trial(cfg.space()), skip_if_exists=True)
+
+
+def _check_same_study(cfg: TuneConfig, attrs: dict[str, Any], instance_ids: list[str],
+                      budget: dict[str, Any]) -> None:
+    """A resumed study must measure the same thing, or its trials would not be comparable."""
+    name = cfg.study_name()
+    if attrs.get("solver") != cfg.solver:
+        raise HopbenchError(f"study {name!r} tunes {attrs.get('solver')}, not {cfg.solver}; "
+                            f"pick another --study name")
+    mismatches = []
+    if attrs.get("instances") != instance_ids:
+        mismatches.append(f"{len(attrs.get('instances') or [])} other instances (you selected {len(instance_ids)})")
+    if list(attrs.get("seeds") or []) != list(cfg.seeds):
+        mismatches.append(f"seeds {attrs.get('seeds')} (you asked for {cfg.seeds})")
+    recorded = attrs.get("budget")  # studies from before this check have none
+    if recorded is not None and recorded.get("time_limit") != budget["time_limit"]:
+        mismatches.append(f"time limit {recorded.get('time_limit'):g} s per run (now {budget['time_limit']:g} s)")
+    if recorded is not None and recorded.get("evaluations") != budget["evaluations"]:
+        mismatches.append(f"evaluation budget {recorded.get('evaluations')} (the suite now says "
+                          f"{budget['evaluations']})")
+    if mismatches:
+        raise HopbenchError(f"study {name!r} was created with {'; '.join(mismatches)}; repeat its options to "
+                            f"continue it, or pick another --study name")
+
+
+def _objective_factory(cfg: TuneConfig):
+    import optuna
+
+    import solvers
+    from harness.bench.cells import make_cell
+    from harness.bench.runner import effective_time_limit, git_commit, result_row, threads_per_worker
+    from harness.bench.sandbox import run_isolated
+    from harness.bench.store import Store, params_tag
+
+    suite, instances = _instances(cfg)
+    cls = solvers.get(cfg.solver)
+    instances = [i for i in instances if i.kind in cls.kinds]
+    store = Store.open(cfg.storage)
+    commit = git_commit()
+    space = cfg.space()
+    limit = effective_time_limit(cfg.time_limit, suite)
+    threads = threads_per_worker(cfg.workers)
+
+    def objective(trial) -> float:
+        reference = trial.study.user_attrs["reference"]
+        trial.set_user_attr("worker_pid", os.getpid())
+        chosen = {name: suggest(trial, name, p) for name, p in space.items()}
+        solver = solvers.create(cfg.solver, **cfg.fixed, **chosen)
+        tag = params_tag(chosen)
+        order = list(range(len(instances)))
+        random.Random(cfg.seed * 1_000_003 + trial.number).shuffle(order)
+        gaps = []
+        for step in order:
+            inst = instances[step]
+            per_seed = []
+            for seed in cfg.seeds:
+                cell = make_cell(suite=suite.name, instance=inst, solver=cfg.solver, params=solver.config, seed=seed,
+                                 time_limit=limit, evaluations=suite.evaluations, params_tag=tag,
+                                 threads=threads)
+                cell["key"] += f"|study={trial.study.study_name}|trial={trial.number}"
+                result = run_isolated(cell)
+                store.record(result_row(cell, result, commit, {"study": trial.study.study_name,
+                                                               "trial": trial.number}),
+                             result.get("trace") or [])
+                per_seed.append(relative_gap(result, reference[inst.id]))
+            gap = sum(per_seed) / len(per_seed)
+            gaps.append(gap)
+            trial.report(gap, step=step)
+            if trial.should_prune():
+                raise optuna.TrialPruned(f"pruned after {len(gaps)} of {len(instances)} instances")
+        return sum(gaps) / len(gaps)
+
+    return objective
+
+
+def run_worker(cfg: TuneConfig, n_trials: int, worker: int) -> None:
+    """One worker: ``n_trials`` trials on the shared study (failed trials do not stop it)."""
+    from harness.bench.sandbox import close_all
+
+    if n_trials <= 0:
+        return
+    study = open_study(cfg, worker)
+    objective = _objective_factory(cfg)
+
+    def log(study, trial) -> None:
+        value = "pruned" if trial.value is None else f"{trial.value:.6g}"
+        print(f"[worker {worker}] trial {trial.number}: {trial.state.name.lower()} {value}", file=sys.stderr,
+              flush=True)
+
+    try:
+        study.optimize(objective, n_trials=n_trials, catch=(Exception,), callbacks=[log])
+    finally:
+        close_all()
+
+
+def _worker_entry(cfg_dict: dict[str, Any], n_trials: int, worker: int) -> None:
+    run_worker(TuneConfig(**cfg_dict), n_trials, worker)
+
+
+def _fail_orphans(cfg: TuneConfig, pid: int) -> None:
+    """Mark the trials a dead worker left running as failed, so the study stays clean."""
+    from optuna.trial import TrialState
+
+    study = open_study(cfg)
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if t.user_attrs.get("worker_pid") == pid:
+            study.tell(t.number, state=TrialState.FAIL, skip_if_finished=True)
+
+
+def tune(cfg: TuneConfig) -> TuneResult:
+    """Run ``cfg.trials`` trials with ``cfg.workers`` processes; return the study's best."""
+    import solvers
+
+    if cfg.sampler not in SAMPLERS:
+        raise HopbenchError(f"unknown sampler {cfg.sampler!r}; use one of {', '.join(SAMPLERS)}")
+    if cfg.trials < 1 or cfg.workers < 1:
+        raise HopbenchError("--trials and --workers must be >= 1")
+    held = solvers.create(cfg.solver, **cfg.fixed)  # unknown solver or fixed parameter -> one-line error
+    cfg.fixed = {k: held.config[k] for k in cfg.fixed}
+    cfg.space()
+    _prepare(cfg)
+    shares = [cfg.trials // cfg.workers + (1 if w < cfg.trials % cfg.workers else 0) for w in range(cfg.workers)]
+    failures = []
+    if cfg.workers == 1:
+        run_worker(cfg, shares[0], 0)
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        procs = [ctx.Process(target=_worker_entry, args=(asdict(cfg), n, w), name=f"hopbench-tune-{w}")
+                 for w, n in enumerate(shares)]
+        for p in procs:
+            p.start()
+        for w, p in enumerate(procs):
+            p.join()
+            if p.exitcode != 0:
+                failures.append(f"worker {w} (pid {p.pid}) ended with exit code {p.exitcode}")
+                _fail_orphans(cfg, p.pid)
+    return summarise(cfg, failures)
+
+
+def summarise(cfg: TuneConfig, failures: list[str] | None = None) -> TuneResult:
+    from optuna.trial import TrialState
+
+    study = open_study(cfg)
+    trials = study.get_trials(deepcopy=False)
+    complete = [t for t in trials if t.state == TrialState.COMPLETE]
+    best = min(complete, key=lambda t: t.value) if complete else None
+    return TuneResult(
+        study=study.study_name, n_trials=len(trials), workers=cfg.workers,
+        best_value=best.value if best else None,
+        best_params={**cfg.fixed, **params_from_optuna(cfg.solver, best.params, cfg.space())} if best else {},
+        complete=len(complete), pruned=sum(t.state == TrialState.PRUNED for t in trials),
+        failed=sum(t.state == TrialState.FAIL for t in trials), worker_failures=list(failures or []),
+    )
+
+
+# --------------------------------------------------------------------------- tuned parameters
+
+
+def save_tuned(cfg: TuneConfig, result: TuneResult, directory: Path | None = None) -> Path:
+    """Write the best parameters to ``leaderboards/tuned/SOLVER.json`` and the store."""
+    import solvers
+    from harness import __version__
+    from harness.bench.store import Store
+
+    if not result.best_params:
+        raise HopbenchError(f"study {result.study} has no completed trial; nothing to save")
+    full = solvers.create(cfg.solver, **result.best_params).config
+    directory = directory or tuned_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{cfg.solver}.json"
+    doc = {"solver": cfg.solver, "params": result.best_params, "full_params": full, "study": result.study,
+           "suite": cfg.suite, "split": cfg.split, "instances": cfg.instances, "seeds": cfg.seeds,
+           "time_limit": cfg.time_limit, "value": result.best_value, "n_trials": result.n_trials,
+           "date": date.today().isoformat(), "hopbench": __version__}
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    Store.open(cfg.storage).save_tuned(solver=cfg.solver, study=result.study, suite=cfg.suite,
+                                       params=result.best_params, value=result.best_value or math.nan,
+                                       n_trials=result.n_trials)
+    return path
+
+
+def load_tuned(solver_names: list[str] | None = None, directory: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Tuned parameters per solver from ``leaderboards/tuned/`` (solvers without a file keep defaults)."""
+    import solvers
+
+    directory = directory or tuned_dir()
+    names = solver_names or solvers.names()
+    out = {}
+    for name in names:
+        path = directory / f"{name}.json"
+        if path.exists():
+            try:
+                params = json.loads(path.read_text())["params"]
+            except (ValueError, KeyError):
+                raise HopbenchError(f"{path} is not a tuned-parameter file; re-create it with hopbench tune --save") \
+                    from None
+            solvers.create(name, **params)  # still valid for this version of the solver?
+            out[name] = params
+    if not out:
+        raise HopbenchError(f"no tuned parameters for {', '.join(names)} in {directory}; "
+                            f"run hopbench tune SOLVER ... --save first")
+    return out

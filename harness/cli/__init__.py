@@ -1,0 +1,59 @@
+"""The ``hopbench`` command.  Each subcommand lives in ``harness/commands/<name>.py``
+with ``register(subparsers)`` and ``run(args) -> int``; they are discovered here.
+
+Bad input anywhere ends as one line ``error: ...`` on stderr and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+
+from harness.errors import HopbenchError
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (argparse's usage block is noise for scripts)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> Parser:
+    from harness import __version__
+
+    parser = Parser(prog="hopbench",
+                    description="Benchmark harness for HPC-interconnect topology optimisation.")
+    parser.add_argument("--version", action="version", version=f"hopbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"harness.cli.{info.name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except HopbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader went away (e.g. `hopbench ... --json | head`): not an error of ours; point
+        # stdout at /dev/null so the interpreter's final flush does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Helpers shared by several subcommands."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.documents import strict_json
+from harness.errors import HopbenchError
+
+
+def parse_assignments(items: list[str] | None, what: str = "--param") -> dict[str, str]:
+    """``["k=v", ...]`` -> ``{"k": "v"}``; values stay strings for the solver to convert."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise HopbenchError(f"{what} {item!r} is malformed; write NAME=VALUE, e.g. {what} t=10")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise HopbenchError(f"time limit must be a number of seconds, got {text!r}") from None
+    if not value > 0 or math.isinf(value):
+        raise HopbenchError(f"time limit must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def seed_value(text: str) -> int:
+    """argparse type of a ``--seed``: numpy's generators take non-negative integers only."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {text!r}; use 0 or more")
+    return value
+
+
+def output_file(text: str) -> Path:
+    """The path of an ``-o FILE``, checked before any work is done (a long run must not fail at the end)."""
+    out = Path(text)
+    if out.is_dir():
+        raise HopbenchError(f"cannot write {out}: it is a directory; give a file name such as {out / 'out.json'}")
+    if not out.parent.exists():
+        raise HopbenchError(f"cannot write {out}: directory {out.parent} does not exist")
+    return out
+
+
+def print_json(doc: Any) -> None:
+    json.dump(strict_json(doc), sys.stdout, indent=2, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def fmt_number(x: float, digits: int = 6) -> str:
+    if isinstance(x, float) and math.isinf(x):
+        return "inf"
+    if float(x).is_integer():
+        return str(int(x))
+    return f"{x:.{digits}f}"

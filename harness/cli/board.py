@@ -1,0 +1,91 @@
+"""``hopbench board``: build the leaderboards (markdown, CSV, plots, static site) from recorded runs."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("board", help="build leaderboards (md, csv, png, html) from the recorded runs",
+                       description="Aggregate the recorded runs of each suite into a leaderboard: "
+                                   "<out>/<suite>/board.md, board.csv, references.csv, plots/*.png and the best "
+                                   "solution of every row in solutions/; then rebuild the static site <out>/site/.")
+    p.add_argument("--suite", action="append", metavar="S",
+                   help="suite name or TOML path (repeatable, or comma-separated; default: every suite in the store)")
+    p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db)")
+    p.add_argument("-o", "--output", default="leaderboards", metavar="DIR",
+                   help="output directory (default leaderboards)")
+    p.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
+    p.add_argument("--compress-over", type=int, default=None, metavar="BYTES",
+                   help="gzip solution files larger than this (default 1000000)")
+    p.set_defaults(func=run)
+
+
+def _suites(args, store) -> list[tuple[str, object]]:
+    """``(name, Suite or None)`` for each requested suite (suite files give references and optima)."""
+    from pathlib import Path
+
+    from harness.bench.suites import load_suite
+    from harness.errors import HopbenchError
+
+    wanted = [s.strip() for item in (args.suite or []) for s in item.split(",") if s.strip()]
+    if not wanted:
+        runs = store.dataframe(with_solutions=False)
+        names = sorted(set(runs[runs.study.isna()]["suite"]))  # a tuning study's runs make no board
+        if not names:
+            raise HopbenchError("the results store holds no runs (outside tuning studies); run a suite first, "
+                                "e.g. 'hopbench run --suite quick'")
+        out = []
+        for name in names:
+            try:
+                out.append((name, load_suite(name)))
+            except HopbenchError:
+                out.append((name, None))
+        return out
+    out = []
+    for item in wanted:
+        if item.endswith(".toml") or Path(item).suffix == ".toml":
+            suite = load_suite(item)
+            out.append((suite.name, suite))
+        else:
+            try:
+                out.append((item, load_suite(item)))
+            except HopbenchError:
+                out.append((item, None))  # not a suite file any more: the runs carry their instances
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import re
+    from pathlib import Path
+
+    from harness.bench.store import Store
+    from harness.errors import HopbenchError
+    from harness.report.leaderboard import DEFAULT_COMPRESS_OVER, build_board, write_board
+    from harness.report.site import SITE_DIR, write_site
+
+    store = Store.open(args.storage)
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise HopbenchError(f"-o {out} is a file; give a directory")
+    compress = DEFAULT_COMPRESS_OVER if args.compress_over is None else args.compress_over
+    if compress < 0:
+        raise HopbenchError(f"--compress-over must be >= 0 bytes, got {compress}")
+    suites = _suites(args, store)
+    for name, suite in suites:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name) or name == SITE_DIR:
+            raise HopbenchError(f"suite name {name!r} cannot name a board directory; use letters, digits, '.', '_', "
+                                f"'-' (and not {SITE_DIR!r})")
+    out.mkdir(parents=True, exist_ok=True)
+    for name, suite in suites:
+        board = build_board(store, name, suite=suite)  # refuses a suite without runs
+        if suite is None:
+            print(f"note: no suite file {name!r}; instances are rebuilt from the runs (no published references)",
+                  file=sys.stderr)
+        paths = write_board(board, store, out, plots=not args.no_plots, compress_over=compress)
+        shown = board.rows[board.rows["runs"] > 0]
+        print(f"{name}: {board.rows['instance'].nunique()} instances, {len(board.rows)} rows "
+              f"({len(shown)} with ok runs), {board.provenance['runs']} runs -> {paths['markdown']}")
+    index = write_site(out)
+    print(f"site: {index}")
+    return 0

@@ -1,0 +1,48 @@
+"""``hopbench export``: write a result network for a simulator or another tool.
+
+Formats: ``golf`` (Graph Golf edge list), ``graphml`` (with an integer
+``endpoints`` node attribute, for SST Merlin's topoAny), ``anynet`` (BookSim)
+and ``json`` (routing tables).  See :mod:`harness.report.exports`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from harness.report.exports import FORMATS
+
+    p = sub.add_parser("export", help="export a solution's network or a routing table (golf, graphml, anynet, json)",
+                       description="Export the network of a hopbench solution file (base + shortcuts), the torus "
+                                   "of a routing-table file, or a topology spec, for simulators; or a routing "
+                                   "table as JSON.")
+    p.add_argument("file", nargs="?", metavar="FILE",
+                   help="a solution or routing-table JSON (.json or .json.gz), e.g. one a leaderboard links to")
+    p.add_argument("--topology", metavar="SPEC", help="export a topology spec instead of a file, e.g. torus:8x8")
+    p.add_argument("--format", required=True, choices=FORMATS,
+                   help="golf: edge list; graphml: SST Merlin topoAny; anynet: BookSim; json: routing table")
+    p.add_argument("--endpoints", metavar="P", default=None,
+                   help="endpoints per router for graphml/anynet: a number (default 1) or 'free' (radix - degree, "
+                        "the radix being the problem's degree cap)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.cli._common import output_file
+    from harness.errors import HopbenchError
+    from harness.report.exports import export_text, load_network, write_export
+
+    if (args.file is None) == (args.topology is None):
+        raise HopbenchError("give either a result FILE or --topology SPEC to export")
+    if args.endpoints is not None and args.format not in ("graphml", "anynet"):
+        raise HopbenchError(f"--endpoints applies to graphml and anynet exports, not {args.format}")
+    network = load_network(args.file, topology=args.topology)
+    if args.output:
+        out = output_file(args.output)
+        write_export(network, args.format, out, endpoints=args.endpoints)
+        print(f"wrote {out} ({args.format}, {network.graph.n} routers, {network.graph.m} links)", file=sys.stderr)
+    else:
+        sys.stdout.write(export_text(network, args.format, endpoints=args.endpoints))
+    return 0

@@ -1,0 +1,70 @@
+"""``hopbench route``: build a routing table for a torus (node subset) with one solver.
+
+Prints the table's metrics; ``-o FILE`` writes the ``hopbench.routes/1``
+document that ``hopbench verify`` re-checks.
+"""
+from __future__ import annotations
+
+import argparse
+
+from harness.cli._common import fmt_number, output_file, parse_assignments, positive_seconds, print_json, seed_value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("route", help="build a deadlock-free routing table for a torus",
+                       description="Route every ordered pair of (a subset of) the nodes of a torus with the "
+                                   "Angara routing rules, and print the channel-load metrics.")
+    p.add_argument("--torus", required=True, metavar="DIMS", help="dimension sizes, e.g. 4x2x2x2 (1-4 dims, 2..8)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--nodes", metavar="LIST", help="node ids to route between, e.g. 0-7,16 (default: all)")
+    which.add_argument("--subset", metavar="NAME", help="a named node subset: all, desmos2, desmos4, desmos8, desmos16")
+    p.add_argument("--rules", default="angara", choices=["angara", "minimal"],
+                   help="angara: routes follow the Angara routing graph; minimal: any shortest walk")
+    p.add_argument("--objective", default="max_load", choices=["max_load", "sigma4"])
+    p.add_argument("--solver", required=True, metavar="NAME", help="dor, angara-bfs, angara-sssp, angara-ga")
+    p.add_argument("--seed", type=seed_value, default=0)
+    p.add_argument("--time-limit", type=str, default=None, metavar="SEC", help="wall-clock budget in seconds")
+    p.add_argument("--param", action="extend", nargs="+", default=[], metavar="K=V", help="solver parameters")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the routing table JSON here")
+    p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import solvers
+    from harness.documents import dumps
+    from harness.errors import HopbenchError
+    from harness.problems.routing import make_problem
+    from solvers.contract.budget import Budget
+    from solvers.contract.execution import execute
+    from solvers.contract.warmup import warm_up_solver
+
+    solver = solvers.create(args.solver, **parse_assignments(args.param))
+    if "routing" not in solver.kinds:
+        raise HopbenchError(f"solver {args.solver} does not build routing tables; use one of "
+                            f"{', '.join(solvers.names('routing'))}")
+    budget = Budget(time_s=positive_seconds(args.time_limit) if args.time_limit is not None else None)
+    problem = make_problem(args.torus, nodes=args.nodes, subset=args.subset, rules=args.rules,
+                           objective=args.objective)
+    out = output_file(args.output) if args.output else None
+    if budget.time_s is not None and solvers.is_builtin(solver.name):
+        warm_up_solver(solver.name, dict(solver.config))  # compile kernels before the clock starts
+    outcome = execute(solver, problem, seed=args.seed, budget=budget)
+    table = outcome.solution
+    if out is not None:
+        out.write_text(dumps(table.to_dict(), indent=1) + "\n")
+    ev = table.evaluation
+    if args.json:
+        print_json({"problem": problem.describe(), "solver": {"name": solver.name, "params": dict(solver.config)},
+                    "seed": args.seed, "metrics": ev.metrics(), "elapsed_s": round(outcome.elapsed_s, 6),
+                    "extra": table.extra, "output": args.output})
+        return 0
+    label = problem.subset if problem.subset else f"nodes {args.nodes}"
+    print(f"{solver.name} (seed {args.seed}) on torus {problem.network.spec}, {problem.num_nodes} nodes ({label}), "
+          f"rules {problem.rules}")
+    print(f"max load {ev.max_load}  min load {ev.min_load}  sigma(4,R) {fmt_number(ev.sigma4, 3)}  "
+          f"gamma_perfect {fmt_number(ev.gamma_perfect, 3)}  |C| {ev.channels}")
+    print(f"route length max {ev.max_length} mean {fmt_number(ev.mean_length, 3)}  "
+          f"alpha_sat {fmt_number(ev.alpha_sat, 4)}  objective {fmt_number(ev.objective, 4)}"
+          f"  |  elapsed {outcome.elapsed_s:.3f} s" + (f"  |  written to {args.output}" if args.output else ""))
+    return 0

@@ -1,0 +1,45 @@
+"""``hopbench solvers``: the registered solvers, their problem kinds and parameters."""
+from __future__ import annotations
+
+import argparse
+
+from harness.cli._common import print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("solvers", help="list solvers and their parameters",
+                       description="List the registered solvers with their problem kinds and parameters.")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def describe() -> list[dict]:
+    import solvers
+
+    out = []
+    for name in solvers.names():
+        cls = solvers.get(name)
+        params = {}
+        for key, prm in cls.params.items():
+            entry = {"default": prm.default, "type": prm.type.__name__, "help": prm.help}
+            if prm.choices is not None:
+                entry["choices"] = list(prm.choices)
+            if prm.low is not None and prm.high is not None:
+                entry["search"] = {"low": prm.low, "high": prm.high, "log": prm.log}
+                if prm.also:
+                    entry["search"]["also"] = list(prm.also)
+            params[key] = entry
+        out.append({"name": name, "kinds": list(cls.kinds), "description": cls.description, "params": params})
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = describe()
+    if args.json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        print(f"{row['name']}  [{', '.join(row['kinds'])}]  {row['description']}")
+        for key, p in row["params"].items():
+            print(f"    {key} = {p['default']!r}  ({p['type']})  {p['help']}")
+    return 0

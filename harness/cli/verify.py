@@ -1,0 +1,34 @@
+"""``hopbench verify``: re-check a result file from scratch.
+
+Exit 0: valid and the stored metrics match; 1: invalid or mismatching (the
+reason is printed); 2: the file cannot be read as a result file.
+"""
+from __future__ import annotations
+
+import argparse
+
+from harness.cli._common import print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("verify", help="re-check a solution or routing-table file",
+                       description="Re-validate a result file and recompute its metrics.")
+    p.add_argument("file", help="a hopbench solution (or routing table) JSON file")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.documents import read_json
+    from harness.problems.registry import verify_document
+
+    verdict = verify_document(read_json(args.file))
+    if args.json:
+        print_json({"file": args.file, "valid": verdict.valid, "reason": verdict.reason,
+                    "metrics": verdict.metrics, "stored": verdict.stored})
+    elif verdict.valid:
+        shown = ", ".join(f"{k} {v}" for k, v in verdict.metrics.items())
+        print(f"valid: {args.file} ({shown})")
+    else:
+        print(f"invalid: {args.file}: {verdict.reason}")
+    return 0 if verdict.valid else 1

@@ -1,1 +1,0 @@
-"""Subcommands of ``hopbench``; one module per command (see harness/cli.py)."""

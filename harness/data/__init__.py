@@ -1,1 +1,0 @@
-"""Data files shipped with hopbench (published reference tables, with their sources inside)."""

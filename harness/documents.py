@@ -1,0 +1,83 @@
+"""JSON result documents: strict reading and writing shared by every problem kind and the store.
+
+Infinite or NaN values are written as ``null`` (strict JSON); numpy scalars and
+arrays serialise as plain numbers and lists; a missing or mistyped field is a
+one-line error naming it.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HopbenchError
+
+
+def finite_or_none(x: float) -> float | None:
+    return None if x is None or math.isinf(x) or math.isnan(x) else (int(x) if float(x).is_integer() and
+                                                                       abs(x) < 2**53 else float(x))
+
+
+def json_default(value: Any) -> Any:
+    """``json.dumps(default=...)`` hook for numpy scalars and arrays."""
+    if hasattr(value, "tolist"):  # numpy scalars and arrays, without importing numpy here
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def strict_json(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None, so it dumps as strict JSON."""
+    if isinstance(value, float) and (math.isinf(value) or math.isnan(value)):
+        return None
+    if isinstance(value, dict):
+        return {k: strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(v) for v in value]
+    return value
+
+
+def dumps(doc: dict[str, Any], *, indent: int | None = None) -> str:
+    return json.dumps(doc, indent=indent, allow_nan=False)
+
+
+def read_json(path: str | Path) -> dict[str, Any]:
+    """Read a JSON object from a file; unreadable input raises :class:`HopbenchError`."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+        # published boards gzip their large solution files (.json.gz)
+        text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode()
+    except FileNotFoundError:
+        raise HopbenchError(f"file {str(p)!r} does not exist; check the path") from None
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise HopbenchError(f"cannot read {str(p)!r} ({exc.__class__.__name__}); give a JSON file") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HopbenchError(f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not isinstance(doc, dict):
+        raise HopbenchError(f"{p} must hold a JSON object with a \"format\" field, got {type(doc).__name__}")
+    return doc
+
+
+def field(doc: dict[str, Any], key: str, types: type | tuple, where: str = "", *, optional: bool = False) -> Any:
+    """``doc[key]`` checked against ``types``; a missing or mistyped field is a one-line error."""
+    name = f"{where}{key}"
+    if key not in doc:
+        if optional:
+            return None
+        raise HopbenchError(f"missing field {name!r}; see the format in the README")
+    value = doc[key]
+    if value is None and optional:
+        return None
+    types_t = types if isinstance(types, tuple) else (types,)
+    if isinstance(value, bool) and bool not in types_t:
+        ok = False
+    else:
+        ok = isinstance(value, types_t)
+    if not ok:
+        expected = " or ".join(t.__name__ for t in types_t)
+        raise HopbenchError(f"field {name!r} must be {expected}, got {type(value).__name__} {value!r:.40}")
+    return value

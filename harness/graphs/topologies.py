@@ -1,0 +1,259 @@
+"""Base topologies and the one spec parser used everywhere.
+
+A *spec* is a short string naming a base graph, e.g. ``torus:8x8`` or
+``file:graphs/n72d4.edges``.  The CLI, the suite files and the solution files
+all go through :func:`parse_spec`, so a spec means the same graph everywhere.
+
+=====================  ====================================================
+spec                   graph
+=====================  ====================================================
+``ring:N``             cycle on N >= 3 vertices (DLN-2)
+``dln:N:x``            distributed loop network DLN-x (Koibuchi et al. 2012,
+                       Sect. III-A): ring plus chords i -- i + floor(N/2^k)
+                       for k = 1..x-2.  For even N the k = 1 chords form a
+                       matching and every other k adds two links per vertex,
+                       so the degree is 2x-3 for x >= 3 (not x); for odd N it
+                       is 2x-2.  Chords that would repeat a link or be a
+                       self-loop are dropped.
+``mesh:AxB[xC...]``    mesh, two or more dimensions, row-major numbering
+``torus:AxB[xC...]``   torus / k-ary n-cube, any number of dimensions; a
+                       dimension of size 2 is a single link, not a double one
+``hypercube:n``        n-cube, 2^n vertices
+``fhypercube:n``       folded hypercube: n-cube plus i -- ~i (degree n+1)
+``thypercube:n``       multiply twisted hypercube (Efe), n-regular, diameter
+                       ceil((n+1)/2) for n >= 3
+``flatbutterfly:k:n``  flattened k-ary n-fly: k^(n-1) routers, each linked
+                       to all routers differing in one of the n-1 digits
+``hring:LxM``          L local rings of M nodes; node 0 of every local ring
+                       joins a global ring
+``empty:N``            N vertices, no edges
+``file:PATH``          Graph Golf edge list ("u v" per line, from 0) or a
+                       DIMACS-style ``p edge``/``e u v`` file (from 1)
+``equality:SPEC``      an Equality network, e.g. ``equality:N14K6[-1,1,3,9](4)``
+=====================  ====================================================
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from harness.errors import HopbenchError
+from harness.graphs.edge_list import read_edge_file
+from harness.graphs.graph import Graph
+
+# --------------------------------------------------------------------------- generators
+
+
+def _cycle_links(k: int) -> list[tuple[int, int]]:
+    """Links of a cycle on positions 0..k-1; size 2 is one link, size 1 none."""
+    if k <= 1:
+        return []
+    if k == 2:
+        return [(0, 1)]
+    return [(i, (i + 1) % k) for i in range(k)]
+
+
+def ring(n: int) -> Graph:
+    """Cycle on ``n >= 3`` vertices."""
+    _require(n >= 3, f"ring:{n} needs N >= 3 vertices, e.g. ring:16")
+    i = np.arange(n)
+    return Graph(n, np.stack([i, (i + 1) % n], axis=1))
+
+
+def dln(n: int, x: int) -> Graph:
+    """Distributed loop network DLN-x of Koibuchi et al. (degree 2x-3 for x >= 3 and even N, 2x-2 for odd N)."""
+    _require(n >= 3, f"dln:{n}:{x} needs N >= 3, e.g. dln:1024:5")
+    _require(x >= 2, f"dln:{n}:{x} needs x >= 2 (x = 2 is the ring), e.g. dln:{n}:4")
+    i = np.arange(n)
+    parts = [np.stack([i, (i + 1) % n], axis=1)]
+    for k in range(1, x - 1):
+        step = n // 2**k
+        if step == 0:
+            break
+        j = (i + step) % n
+        keep = j != i
+        parts.append(np.stack([i[keep], j[keep]], axis=1))
+    return Graph(n, np.concatenate(parts))
+
+
+def _grid(dims: list[int], wrap: bool) -> Graph:
+    n = math.prod(dims)
+    coords = np.indices(dims).reshape(len(dims), -1).T  # row-major: last dim fastest
+    index = np.arange(n).reshape(dims)
+    parts = []
+    for axis, size in enumerate(dims):
+        if size < 2:
+            continue
+        nxt = coords.copy()
+        nxt[:, axis] += 1
+        if wrap and size > 2:
+            nxt[:, axis] %= size
+        ok = nxt[:, axis] < size
+        src = np.arange(n)[ok]
+        dst = index[tuple(nxt[ok].T)]
+        parts.append(np.stack([src, dst], axis=1))
+    return Graph(n, np.concatenate(parts) if parts else np.empty((0, 2)))
+
+
+def mesh(dims: list[int]) -> Graph:
+    """Mesh with the given dimension sizes; vertex numbering is row-major."""
+    return _grid(list(dims), wrap=False)
+
+
+def torus(dims: list[int]) -> Graph:
+    """Torus (k-ary n-cube) with wrap-around links; a size-2 dimension is one link."""
+    return _grid(list(dims), wrap=True)
+
+
+def hypercube(dim: int) -> Graph:
+    _require(1 <= dim <= 24, f"hypercube:{dim} needs 1 <= n <= 24")
+    v = np.arange(2**dim)
+    parts = [np.stack([v, v ^ (1 << b)], axis=1) for b in range(dim)]
+    return Graph(2**dim, np.concatenate(parts))
+
+
+def folded_hypercube(dim: int) -> Graph:
+    """Hypercube plus a link from every vertex to its bitwise complement."""
+    _require(2 <= dim <= 24, f"fhypercube:{dim} needs 2 <= n <= 24")
+    v = np.arange(2**dim)
+    comp = np.stack([v, v ^ (2**dim - 1)], axis=1)
+    return Graph(2**dim, np.concatenate([hypercube(dim).edges, comp]))
+
+
+def twisted_hypercube(dim: int) -> Graph:
+    """Multiply twisted hypercube MQ_n of Efe (isomorphic to Efe's crossed cube).
+
+    Along dimension l a vertex flips bit l; if l is odd bit l-1 is kept; and
+    every lower bit pair (2i+1, 2i), i < floor(l/2), follows the pair relation
+    00~00, 10~10, 01~11, 11~01 (flip the high bit of the pair when its low bit
+    is set).  The result is n-regular with diameter ceil((n+1)/2) for n >= 3.
+    """
+    _require(1 <= dim <= 24, f"thypercube:{dim} needs 1 <= n <= 24")
+    v = np.arange(2**dim, dtype=np.int64)
+    parts = []
+    for level in range(dim):
+        w = v ^ (1 << level)
+        for i in range(level // 2):
+            low = (v >> (2 * i)) & 1
+            w = w ^ (low << (2 * i + 1))
+        parts.append(np.stack([v, w], axis=1))
+    return Graph(2**dim, np.concatenate(parts))
+
+
+def flattened_butterfly(k: int, n: int) -> Graph:
+    """Flattened k-ary n-fly: k^(n-1) routers, degree (k-1)(n-1), diameter n-1."""
+    _require(k >= 2 and n >= 2, f"flatbutterfly:{k}:{n} needs k >= 2 and n >= 2, e.g. flatbutterfly:4:3")
+    dims = n - 1
+    size = k**dims
+    _require(size <= 1 << 22, f"flatbutterfly:{k}:{n} has {size} routers; keep k^(n-1) <= 4194304")
+    v = np.arange(size, dtype=np.int64)
+    parts = []
+    for d in range(dims):
+        place = k**d
+        digit = (v // place) % k
+        for delta in range(1, k):
+            w = v + (((digit + delta) % k) - digit) * place
+            parts.append(np.stack([v, w], axis=1))
+    return Graph(size, np.concatenate(parts))
+
+
+def hierarchical_ring(local_rings: int, ring_size: int) -> Graph:
+    """``local_rings`` rings of ``ring_size`` nodes; node 0 of each joins a global ring.
+
+    Node j of local ring r is vertex ``r * ring_size + j``.
+    """
+    _require(local_rings >= 2 and ring_size >= 2,
+             f"hring:{local_rings}x{ring_size} needs L >= 2 rings of M >= 2 nodes, e.g. hring:8x8")
+    edges = []
+    for r in range(local_rings):
+        edges += [(r * ring_size + a, r * ring_size + b) for a, b in _cycle_links(ring_size)]
+    edges += [(a * ring_size, b * ring_size) for a, b in _cycle_links(local_rings)]
+    return Graph(local_rings * ring_size, edges)
+
+
+def empty(n: int) -> Graph:
+    _require(n >= 1, f"empty:{n} needs N >= 1")
+    return Graph(n)
+
+
+# --------------------------------------------------------------------------- spec parser
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise HopbenchError(message)
+
+
+def _int(text: str, what: str, spec: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise HopbenchError(f"{spec!r}: {what} must be an integer, got {text!r}") from None
+    return value
+
+
+def _dims(text: str, spec: str, *, min_dims: int) -> list[int]:
+    parts = text.lower().split("x")
+    dims = [_int(p, "every dimension", spec) for p in parts]
+    _require(len(dims) >= min_dims,
+             f"{spec!r} needs at least {min_dims} dimensions written AxB[xC...], e.g. {spec.split(':')[0]}:4x4")
+    _require(all(d >= 2 for d in dims), f"{spec!r}: every dimension must be at least 2")
+    _require(math.prod(dims) <= 1 << 24, f"{spec!r} has more than 2^24 vertices")
+    return dims
+
+
+def _args(spec: str, rest: str, count: int, example: str) -> list[str]:
+    parts = rest.split(":") if rest else []
+    _require(len(parts) == count, f"{spec!r} is malformed; expected a spec like {example!r}")
+    return parts
+
+
+def _hring_dims(spec: str, rest: str) -> list[int]:
+    _require(rest.lower().count("x") == 1, f"{spec!r} is malformed; expected hring:LxM, e.g. hring:8x8")
+    return _dims(rest, spec, min_dims=2)
+
+
+def _build_equality(spec: str, rest: str) -> Graph:
+    from harness.problems.shortcut import equality  # local import: equality builds on this module
+
+    return equality.parse(rest).graph()
+
+
+_BUILDERS: dict[str, Callable[[str, str], Graph]] = {
+    "ring": lambda s, r: ring(_int(_args(s, r, 1, "ring:64")[0], "N", s)),
+    "dln": lambda s, r: dln(*(_int(a, "N and x", s) for a in _args(s, r, 2, "dln:1024:4"))),
+    "mesh": lambda s, r: mesh(_dims(r, s, min_dims=2)),
+    "torus": lambda s, r: torus(_dims(r, s, min_dims=1)),
+    "hypercube": lambda s, r: hypercube(_int(_args(s, r, 1, "hypercube:6")[0], "n", s)),
+    "fhypercube": lambda s, r: folded_hypercube(_int(_args(s, r, 1, "fhypercube:6")[0], "n", s)),
+    "thypercube": lambda s, r: twisted_hypercube(_int(_args(s, r, 1, "thypercube:6")[0], "n", s)),
+    "flatbutterfly": lambda s, r: flattened_butterfly(
+        *(_int(a, "k and n", s) for a in _args(s, r, 2, "flatbutterfly:4:3"))),
+    "hring": lambda s, r: hierarchical_ring(*_hring_dims(s, r)),
+    "empty": lambda s, r: empty(_int(_args(s, r, 1, "empty:16")[0], "N", s)),
+    "file": lambda s, r: read_edge_file(r) if r else _require(False, "file: needs a path, e.g. file:graph.edges"),
+    "equality": _build_equality,
+}
+
+KINDS = tuple(_BUILDERS)
+
+
+def parse_spec(spec: str) -> Graph:
+    """Build the graph a spec string names (see the module docstring for the forms).
+
+    >>> parse_spec("torus:4x4").max_degree
+    4
+    """
+    if not isinstance(spec, str) or ":" not in spec:
+        raise HopbenchError(
+            f"topology spec {spec!r} is malformed; write KIND:ARGS with KIND one of {', '.join(KINDS)} "
+            f"(e.g. torus:8x8)"
+        )
+    kind, rest = spec.split(":", 1)
+    builder = _BUILDERS.get(kind.strip().lower())
+    if builder is None:
+        raise HopbenchError(f"unknown topology kind {kind!r} in {spec!r}; use one of {', '.join(KINDS)}")
+    return builder(spec, rest.strip())
+

@@ -1,0 +1,155 @@
+"""What a problem kind provides: the plug-in interface every kind implements.
+
+A *problem kind* (``shortcut``, ``routing``, ...) is everything hopbench knows
+about one family of problems, in one object: how a suite instance of that kind
+is written (its keys, its id, the problem it builds), small sample problems
+(the conformance suite runs every solver on them; the warm-up compiles on
+them), how its result documents are verified, and what its leaderboard shows
+(metric columns, reference objectives, the grouping of instances, the size
+axis of plots).  The rest of hopbench — suites, runner, store, board, site —
+asks the kind registry (:mod:`harness.problems.registry`) instead of naming
+kinds, so a new kind is a new package under ``harness/problems/`` (or a
+plug-in module) and nothing else.
+"""
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+#: tolerance on stored ASPL / objective values (they are written with 17 digits)
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class MetricColumn:
+    """A metric a board shows beside the objective: ``metric`` is its key in a run's metrics and in
+    published reference rows; the board column is ``mean_<metric>``."""
+
+    metric: str
+    header: str
+
+    @property
+    def column(self) -> str:
+        return f"mean_{self.metric}"
+
+
+@dataclass(frozen=True)
+class InstanceShape:
+    """How a board groups and plots one instance: its size, table group, family and plot series."""
+
+    n: int
+    group: str
+    family: str
+    series: str
+
+
+@dataclass
+class Verdict:
+    """The outcome of re-verifying a result document."""
+
+    valid: bool
+    reason: str = ""
+    metrics: dict[str, Any] = field(default_factory=dict)
+    stored: dict[str, Any] = field(default_factory=dict)
+
+
+def close_enough(a: float, b: float) -> bool:
+    """Stored and recomputed metric agree (exactly for infinities, to TOLERANCE otherwise)."""
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
+
+
+class InstanceResolver(ABC):
+    """What a suite loader offers a kind while it reads one instance table: formulas and placeholders."""
+
+    where: str
+
+    @abstractmethod
+    def fill(self, text: str) -> str:
+        """Replace every ``{expr}`` in ``text`` by its value."""
+
+    @abstractmethod
+    def integer(self, value: Any, what: str, base: str | None = None) -> int:
+        """An integer or an arithmetic formula (which may use ``N``, the vertex count of ``base``)."""
+
+
+class ProblemKind(ABC):
+    """One problem kind.  Subclasses set the class attributes and implement the abstract methods."""
+
+    #: the kind's name, as written in suites (``kind = "..."``) and in solvers' ``kinds``
+    name: ClassVar[str] = ""
+    #: objectives of this kind (names unique across kinds: a board row's objective names its kind)
+    objectives: ClassVar[tuple[str, ...]] = ()
+    #: the ``format`` field of the result documents this kind verifies
+    formats: ClassVar[tuple[str, ...]] = ()
+    #: keys a suite instance table of this kind may hold (besides the shared ones: split, references, ...)
+    instance_keys: ClassVar[frozenset[str]] = frozenset()
+    #: metrics shown beside the objective on boards
+    metric_columns: ClassVar[tuple[MetricColumn, ...]] = ()
+    #: every metric a published reference row of this kind may carry (the columns of references.csv)
+    reference_metrics: ClassVar[tuple[str, ...]] = ()
+    #: the x-axis label of objective-vs-size plots
+    size_label: ClassVar[str] = "N"
+
+    # ------------------------------------------------------------------ suites
+
+    def resolve_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> dict[str, Any]:
+        """The instance fields with formulas and placeholders resolved (default: as written)."""
+        return dict(fields)
+
+    @abstractmethod
+    def instance_id(self, fields: dict[str, Any]) -> str:
+        """The stable id of the instance these (resolved) fields describe."""
+
+    @abstractmethod
+    def build(self, fields: dict[str, Any]) -> Any:
+        """The problem object of an instance."""
+
+    @abstractmethod
+    def size(self, fields: dict[str, Any]) -> int:
+        """The instance's size (vertices, routed nodes, ...), for ``--max-nodes``."""
+
+    # ------------------------------------------------------------------ solvers
+
+    @abstractmethod
+    def sample_problems(self) -> list[Any]:
+        """Small problems that together exercise every feature of the kind (the conformance suite's)."""
+
+    def warm_up_problems(self) -> list[Any]:
+        """Tiny problems that reach every compiled code path of a solver (default: the samples)."""
+        return self.sample_problems()
+
+    # ------------------------------------------------------------------ results
+
+    @abstractmethod
+    def verify(self, doc: dict[str, Any]) -> Verdict:
+        """Re-verify a result document of one of :attr:`formats` from scratch."""
+
+    def lower_bound(self, problem: Any) -> float | None:
+        """No solution of ``problem`` scores below this objective value (None when unknown)."""
+        return problem.objective_lower_bound()
+
+    # ------------------------------------------------------------------ boards
+
+    @abstractmethod
+    def shape(self, fields: dict[str, Any], problem: Any) -> InstanceShape:
+        """How the board groups, names and plots this instance."""
+
+    def primary_metric(self, objective: str) -> str:
+        """The metric the objective *is*, compared with published values first (default: the objective)."""
+        return "objective"
+
+    def metric_is_objective(self, metric: str, objective: str) -> bool:
+        """Whether the value of ``metric`` *is* the objective's value (a board then need not name it)."""
+        return metric == "objective"
+
+    def reference_objective(self, values: dict[str, float], objective: str) -> float | None:
+        """The objective value a published row implies, from the metrics it reports (None if it cannot)."""
+        return values.get(objective)
+
+    def plots(self) -> dict[str, Callable[[Any], Any]]:
+        """Extra board figures of this kind: ``name -> draw(board) -> Figure | None``."""
+        return {}

@@ -1,0 +1,137 @@
+"""The ``routing`` problem kind: a deadlock-free routing table for a torus (Angara rules).
+
+Suite instance tables name ``torus`` (e.g. ``"4x2x2x2"``) and optionally ``nodes``
+(a node list) or ``subset`` (a named subset), ``rules``, ``minimal``, ``objective``
+and ``group``.  Instance ids are ``torus:{dims}/{subset}`` or
+``torus:{dims}/nodes:{compact list}``, with non-default rules, minimality or
+objective appended as ``;key=value``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.errors import HopbenchError, InvalidSolution
+from harness.problems.kind import InstanceShape, MetricColumn, ProblemKind, Verdict, close_enough
+
+ROUTES_FORMAT = "hopbench.routes/1"
+#: metrics every routing-table document must store (and match)
+REQUIRED_METRICS = ("objective", "max_load", "sigma4")
+
+
+def _compact(nodes: tuple[int, ...]) -> str:
+    """``(0, 1, 2, 5)`` -> ``"0-2,5"``."""
+    parts, start = [], None
+    for i, v in enumerate(nodes):
+        if start is None:
+            start = v
+        if i + 1 == len(nodes) or nodes[i + 1] != v + 1:
+            parts.append(str(start) if start == v else f"{start}-{v}")
+            start = None
+    return ",".join(parts)
+
+
+def routing_problem(fields: dict[str, Any]):
+    """The problem of a suite instance table (keys ``torus``, optional ``nodes`` or ``subset``,
+    ``rules``, ``minimal``, ``objective``; other keys such as ``reference`` are ignored)."""
+    from harness.problems.routing.problem import make_problem
+
+    if "torus" not in fields:
+        raise HopbenchError("a routing instance needs a 'torus' key, e.g. torus = \"4x2x2x2\"")
+    return make_problem(fields["torus"], nodes=fields.get("nodes"), subset=fields.get("subset"),
+                        rules=fields.get("rules", "angara"), minimal=fields.get("minimal", True),
+                        objective=fields.get("objective", "max_load"))
+
+
+def routing_instance_id(fields: dict[str, Any]) -> str:
+    """Stable id of a routing instance, e.g. ``torus:4x2x2x2/all`` or ``torus:4x2x2x2/desmos8``.
+
+    >>> routing_instance_id({"torus": "4x2x2x2", "subset": "desmos8"})
+    'torus:4x2x2x2/desmos8'
+    """
+    p = routing_problem(fields)
+    label = p.subset if p.subset is not None else f"nodes:{_compact(p.nodes)}"
+    out = f"torus:{p.network.spec}/{label}"
+    for key, default in (("rules", "angara"), ("minimal", True), ("objective", "max_load")):
+        value = getattr(p, key)
+        if value != default:
+            out += f";{key}={str(value).lower() if isinstance(value, bool) else value}"
+    return out
+
+
+def verify_routes(doc: dict[str, Any]) -> Verdict:
+    """Re-verify a ``hopbench.routes/1`` document from scratch: validity, then every stored metric."""
+    from harness.problems.routing.table import table_from_dict
+
+    stored: dict[str, float] = {}
+    try:
+        table, stored = table_from_dict(doc)
+        ev = table.evaluate()
+    except InvalidSolution as exc:
+        return Verdict(False, f"invalid routing table: {exc}", stored=stored)
+    metrics = ev.metrics()
+    missing = [key for key in REQUIRED_METRICS if key not in stored]
+    if missing:
+        return Verdict(False, f"the document stores no {', '.join(missing)}; a result file must carry the metrics "
+                              f"it claims", metrics, stored)
+    for key, value in stored.items():
+        if key not in metrics:
+            continue
+        if not close_enough(float(metrics[key]), float(value)):
+            return Verdict(False, f"stored {key} {value!r} does not match the recomputed {metrics[key]!r}",
+                           metrics, stored)
+    return Verdict(True, "", metrics, stored)
+
+
+class RoutingKind(ProblemKind):
+    name = "routing"
+    objectives = ("max_load", "sigma4")
+    formats = (ROUTES_FORMAT,)
+    instance_keys = frozenset({"torus", "nodes", "subset", "rules", "minimal", "objective", "group"})
+    metric_columns = (MetricColumn("max_load", "Max load"), MetricColumn("sigma4", "σ(4,R)"))
+    reference_metrics = ("max_load", "min_load", "sigma4", "max_length")
+    size_label = "routed nodes"
+
+    def instance_id(self, fields: dict[str, Any]) -> str:
+        return routing_instance_id(fields)
+
+    def build(self, fields: dict[str, Any]):
+        return routing_problem(fields)
+
+    def size(self, fields: dict[str, Any]) -> int:
+        import math
+
+        from harness.problems.routing.network import parse_dims
+
+        return math.prod(parse_dims(fields["torus"]))
+
+    def sample_problems(self) -> list[Any]:
+        """A ring, a 2D torus, a 3D torus with a size-2 (mesh) dimension, a node subset, and a 4D torus."""
+        from harness.problems.routing.problem import make_problem
+
+        return [make_problem("5"), make_problem("4x3"), make_problem("3x2x4"),
+                make_problem("4x2x2x2", subset="desmos8"), make_problem("3x3x2x2")]
+
+    def warm_up_problems(self) -> list[Any]:
+        return self.sample_problems()[:2]
+
+    def verify(self, doc: dict[str, Any]) -> Verdict:
+        return verify_routes(doc)
+
+    def shape(self, fields: dict[str, Any], problem: Any) -> InstanceShape:
+        group = str(fields.get("group") or f"{problem.network.n}D")
+        series = group if problem.objective == "max_load" else f"{group}, {problem.objective}"
+        return InstanceShape(n=int(problem.num_nodes), group=group, family=group, series=series)
+
+    def primary_metric(self, objective: str) -> str:
+        return objective
+
+    def reference_objective(self, values: dict[str, float], objective: str) -> float | None:
+        # a paper that reports max load and sigma(4, R) gives the max_load objective too
+        from harness.problems.routing.table import objective_value
+
+        if objective == "max_load" and "max_load" in values and "sigma4" in values:
+            return objective_value("max_load", values["max_load"], values["sigma4"])
+        return values.get("sigma4") if objective == "sigma4" else None
+
+
+KIND = RoutingKind()

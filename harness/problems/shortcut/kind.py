@@ -1,0 +1,137 @@
+"""The ``shortcut`` problem kind: add shortcut links to a base graph (plus the Equality family).
+
+Suite instance tables name ``base`` (a topology spec, ``{expr}`` placeholders
+allowed), ``cap`` and ``budget`` (integers or formulas of the grid variables and
+``N``, the base's vertex count), and optionally ``objective``, ``family``,
+``regular`` and ``group``.  Instance ids are ``{base}/cap{cap}/b{budget}/{objective}``
+plus ``/{family}`` and ``/regular`` when set.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from harness.problems.kind import InstanceResolver, InstanceShape, MetricColumn, ProblemKind, Verdict, close_enough
+from harness.problems.shortcut.names import OBJECTIVES, SOLUTION_FORMAT
+
+
+def _make(spec: str, cap: int, budget: int, objective: str = "aspl", family: str | None = None,
+          regular: bool = False):
+    from harness.graphs.topologies import parse_spec
+    from harness.problems.shortcut.problem import ShortcutProblem
+
+    return ShortcutProblem(parse_spec(spec), cap, budget, objective, family, base_spec=spec, regular=regular)
+
+
+class ShortcutKind(ProblemKind):
+    name = "shortcut"
+    objectives = OBJECTIVES
+    formats = (SOLUTION_FORMAT,)
+    instance_keys = frozenset({"base", "cap", "budget", "objective", "family", "regular", "group"})
+    metric_columns = (MetricColumn("diameter", "Diam."), MetricColumn("aspl", "ASPL"))
+    reference_metrics = ("diameter", "aspl")
+    size_label = "N (vertices)"
+
+    # ------------------------------------------------------------------ suites
+
+    def resolve_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> dict[str, Any]:
+        from harness.errors import HopbenchError
+
+        for key in ("base", "cap", "budget"):
+            if key not in fields:
+                raise HopbenchError(f"{resolver.where}: missing key {key!r} (a shortcut instance needs base, cap, "
+                                    f"budget)")
+        if not isinstance(fields["base"], str):
+            raise HopbenchError(f"{resolver.where}: base must be a topology spec string, got {fields['base']!r}")
+        out = dict(fields)
+        out["base"] = resolver.fill(fields["base"])
+        out["cap"] = resolver.integer(fields["cap"], "cap", out["base"])
+        out["budget"] = resolver.integer(fields["budget"], "budget", out["base"])
+        out.setdefault("objective", "aspl")
+        return out
+
+    def instance_id(self, fields: dict[str, Any]) -> str:
+        tail = f"/{fields['family']}" if fields.get("family") else ""
+        tail += "/regular" if fields.get("regular") else ""
+        return f"{fields['base']}/cap{fields['cap']}/b{fields['budget']}/{fields.get('objective', 'aspl')}{tail}"
+
+    def build(self, fields: dict[str, Any]):
+        return _make(fields["base"], fields["cap"], fields["budget"], fields.get("objective", "aspl"),
+                     fields.get("family"), bool(fields.get("regular", False)))
+
+    def size(self, fields: dict[str, Any]) -> int:
+        from harness.graphs.topologies import parse_spec
+
+        return parse_spec(fields["base"]).n
+
+    # ------------------------------------------------------------------ solvers
+
+    def sample_problems(self) -> list[Any]:
+        return [
+            _make("ring:16", 4, 4),
+            _make("torus:4x4", 6, 4, "golf"),
+            _make("mesh:3x4", 5, 5, "diameter"),
+            _make("ring:12", 3, 6, "ad"),
+            _make("empty:10", 3, 12),
+            _make("ring:24", 5, 36, "ad", "equality"),  # N(K-2)/2 = 36: an Equality-family problem
+        ]
+
+    def warm_up_problems(self) -> list[Any]:
+        # each objective, the equality family, a regular problem, and a graph wide enough for
+        # uint16 distance matrices: every code path a shortcut solver compiles
+        return [_make("ring:12", 4, 3, "aspl"), _make("torus:4x4", 6, 3, "golf"), _make("mesh:3x3", 5, 2, "diameter"),
+                _make("ring:12", 4, 12, "ad", "equality"), _make("ring:12", 4, 12, "golf", regular=True),
+                _make("ring:600", 3, 2, "aspl")]
+
+    # ------------------------------------------------------------------ results
+
+    def verify(self, doc: dict[str, Any]) -> Verdict:
+        from harness.errors import InvalidSolution
+        from harness.graphs.topologies import parse_spec
+        from harness.problems.shortcut.solution_file import solution_from_dict
+
+        solution, stored = solution_from_dict(doc)
+        spec = solution.problem.base_spec or ""
+        if "base_edges" in doc and not spec.startswith("file:"):
+            # embedded edges stand in for a file that may be gone; a named topology is rebuilt instead
+            named = parse_spec(spec)
+            if named != solution.problem.base:
+                return Verdict(False, f"the embedded base_edges are not the graph {spec!r} names", stored=stored)
+        try:
+            ev = solution.evaluate()
+        except InvalidSolution as exc:
+            return Verdict(False, f"invalid solution: {exc}", stored=stored)
+        metrics = ev.metrics()
+        for key in ("diameter", "aspl", "objective"):
+            if not close_enough(metrics[key], stored[key]):
+                return Verdict(False, f"stored {key} {stored[key]!r} does not match the recomputed {metrics[key]!r}",
+                               metrics, stored)
+        return Verdict(True, "", metrics, stored)
+
+    # ------------------------------------------------------------------ boards
+
+    def shape(self, fields: dict[str, Any], problem: Any) -> InstanceShape:
+        spec = str(fields["base"])
+        family = spec.split(":", 1)[0] if ":" in spec else spec
+        group = str(fields.get("group") or f"{family}, cap {fields['cap']}")
+        # a plotted series varies N only: same base family, cap, objective and problem shape
+        series = f"{family}, cap {fields['cap']}, {problem.objective}" \
+            + (f", {fields['family']}" if fields.get("family") else "") + (", regular" if fields.get("regular") else "")
+        return InstanceShape(n=int(problem.n), group=group, family=family, series=series)
+
+    def primary_metric(self, objective: str) -> str:
+        return objective if objective in ("aspl", "diameter") else "objective"
+
+    def metric_is_objective(self, metric: str, objective: str) -> bool:
+        # an aspl or diameter objective is that metric; golf and ad are computed from both
+        return metric == "objective" or (metric == objective and metric in ("aspl", "diameter"))
+
+    def reference_objective(self, values: dict[str, float], objective: str) -> float | None:
+        # a paper that reports diameter and ASPL gives the golf and ad objectives too
+        from harness.problems.shortcut.problem import objective_value
+
+        if "diameter" in values and "aspl" in values:
+            return objective_value(objective, values["diameter"], values["aspl"])
+        return values.get(objective) if objective in ("aspl", "diameter") else None
+
+
+KIND = ShortcutKind()

@@ -1,0 +1,265 @@
+"""Exports of result networks for simulators and other tools.
+
+:func:`load_network` turns a hopbench result into a :class:`Network`: a
+shortcut solution (``hopbench.solution/1``) gives its augmented graph (base
+plus shortcuts, validated first); a routing table (``hopbench.routes/1``)
+gives its torus, with node ids as in the table (first dimension fastest); a
+topology spec (``torus:8x8``, ...) gives that graph.  Writers:
+
+``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.problems.shortcut.solution_file.edge_list_text`)
+``graphml``  GraphML with an integer (``int``) ``endpoints`` node attribute, as SST
+             Merlin's ``topoAny`` reads it; base edges and shortcuts are told apart
+             by the boolean edge attribute ``shortcut``
+``anynet``   BookSim's ``anynet`` file: one line per router,
+             ``router R node E ... router S ...``, lowercase keywords, single spaces,
+             router ids 0..N-1 and endpoint (node) ids 0..E-1 numbered router by
+             router; every link appears on both of its routers' lines (BookSim
+             stores links as sets, so this is the same network, and each line
+             lists its router's whole port set)
+``json``     routing tables: for a routing-table document, every route as its
+             node path and output ports (``hopbench.routing-paths/1``); for a graph,
+             a minimal next-hop table (``hopbench.next-hop/1``: towards each
+             destination, the lowest-id neighbour on a shortest path)
+
+Endpoints per router (``--endpoints``, see :func:`endpoints_per_router`): an
+integer P (default 1) gives every router P endpoints (for a routing table, every
+routed node); ``free`` gives each router of a shortcut solution its unused
+ports, ``cap - degree`` (the degree cap being the router radix).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from harness.errors import HopbenchError
+from harness.graphs.graph import Graph
+
+FORMATS = ("golf", "graphml", "anynet", "json")
+PATHS_FORMAT = "hopbench.routing-paths/1"
+NEXT_HOP_FORMAT = "hopbench.next-hop/1"
+
+
+@dataclass
+class Network:
+    """A router graph to export, with what is known about where it came from."""
+
+    graph: Graph
+    source: str
+    radix: int | None = None                 # ports per router (a shortcut problem's degree cap)
+    shortcut_edges: np.ndarray | None = None  # (k, 2) edges added by a solution
+    routes: Any = None                        # a RoutingTable when the input was one
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def torus_graph(net: Any) -> Graph:
+    """The router graph of a routing :class:`~harness.problems.routing.network.Torus` (its node ids)."""
+    nb = net.neighbor
+    u = np.repeat(np.arange(net.num_nodes, dtype=np.int64), nb.shape[1])
+    v = nb.ravel()
+    keep = v >= 0
+    return Graph(net.num_nodes, np.stack([u[keep], v[keep]], axis=1))
+
+
+def load_network(source: str | Path | dict[str, Any], *, topology: str | None = None) -> Network:
+    """A :class:`Network` from a result file (or its parsed document), or from a topology spec."""
+    if topology is not None:
+        from harness.graphs.topologies import parse_spec
+
+        return Network(parse_spec(topology), source=topology, meta={"topology": topology})
+    if isinstance(source, dict):
+        doc, name = source, "document"
+    else:
+        from harness.documents import read_json
+
+        doc, name = read_json(source), str(source)
+    fmt = doc.get("format")
+    if fmt == "hopbench.solution/1":
+        from harness.errors import InvalidSolution
+        from harness.problems.shortcut.solution_file import solution_from_dict
+
+        solution, _ = solution_from_dict(doc)
+        try:
+            shortcuts = solution.problem.validate(solution.shortcuts)
+        except InvalidSolution as exc:
+            raise HopbenchError(f"{name} is not a valid solution ({exc}); 'hopbench verify' says more") from None
+        problem = solution.problem
+        return Network(problem.graph_with(shortcuts), source=name, radix=int(problem.degree_cap),
+                       shortcut_edges=np.asarray(shortcuts, dtype=np.int64).reshape(-1, 2),
+                       meta={"problem": problem.describe(), "solver": doc.get("solver"), "seed": doc.get("seed")})
+    if fmt == "hopbench.routes/1":
+        from harness.problems.routing import table_from_dict
+
+        table, _ = table_from_dict(doc)
+        net = table.problem.network
+        return Network(torus_graph(net), source=name, radix=net.ndir, routes=table,
+                       meta={"problem": table.problem.describe(), "solver": doc.get("solver"), "seed": doc.get("seed")})
+    raise HopbenchError(f"{name}: cannot export format {fmt!r}; give a hopbench solution (hopbench.solution/1) or "
+                        f"routing table (hopbench.routes/1), or --topology SPEC")
+
+
+def endpoints_per_router(network: Network, spec: str | int | None) -> np.ndarray:
+    """Endpoints of every router.
+
+    ``P`` (an integer >= 0, default 1) gives each router P endpoints -- for a
+    routing table only the routed (subset) nodes get them, the other routers
+    just forward; ``free`` gives each router its unused ports, radix - degree,
+    the radix being a shortcut problem's degree cap.
+    """
+    n = network.graph.n
+    text = "1" if spec is None else str(spec).strip().lower()
+    if text == "free":
+        if network.radix is None or network.routes is not None:
+            raise HopbenchError("--endpoints free needs a router radix, which only a shortcut solution (its degree "
+                                "cap) gives; pass a number instead, e.g. --endpoints 4")
+        free = network.radix - network.graph.degree.astype(np.int64)
+        return np.maximum(free, 0)
+    try:
+        p = int(text)
+    except ValueError:
+        raise HopbenchError(f"--endpoints must be a number of endpoints per router or 'free', got {spec!r}") from None
+    if p < 0:
+        raise HopbenchError(f"--endpoints must be >= 0, got {p}")
+    out = np.full(n, p, dtype=np.int64)
+    if network.routes is not None:
+        routed = np.zeros(n, dtype=bool)
+        routed[list(network.routes.problem.nodes)] = True
+        out[~routed] = 0
+    return out
+
+
+# --------------------------------------------------------------------------- writers
+
+
+def graphml_text(network: Network, endpoints: np.ndarray) -> str:
+    """GraphML with node ids ``0..N-1``, an ``int`` ``endpoints`` key per node and a ``boolean``
+    ``shortcut`` key per edge.
+
+    Written directly (not with networkx, which types Python ints as ``long``)
+    so that the attribute is declared ``attr.type="int"``.
+    """
+    import xml.etree.ElementTree as ET
+
+    ns = "http://graphml.graphdrawing.org/xmlns"
+    root = ET.Element("graphml", {"xmlns": ns})
+    ET.SubElement(root, "key", {"id": "endpoints", "for": "node", "attr.name": "endpoints", "attr.type": "int"})
+    ET.SubElement(root, "key", {"id": "shortcut", "for": "edge", "attr.name": "shortcut", "attr.type": "boolean"})
+    name = str(network.meta.get("problem", {}).get("base") or network.meta.get("topology") or network.source)
+    ET.SubElement(root, "key", {"id": "name", "for": "graph", "attr.name": "name", "attr.type": "string"})
+    graph = ET.SubElement(root, "graph", {"id": "G", "edgedefault": "undirected"})
+    ET.SubElement(graph, "data", {"key": "name"}).text = name
+    for v in range(network.graph.n):
+        node = ET.SubElement(graph, "node", {"id": str(v)})
+        ET.SubElement(node, "data", {"key": "endpoints"}).text = str(int(endpoints[v]))
+    added = set()
+    if network.shortcut_edges is not None:
+        added = {(min(u, v), max(u, v)) for u, v in network.shortcut_edges.tolist()}
+    for u, v in network.graph.edges.tolist():
+        edge = ET.SubElement(graph, "edge", {"source": str(u), "target": str(v)})
+        ET.SubElement(edge, "data", {"key": "shortcut"}).text = "true" if (u, v) in added else "false"
+    ET.indent(root, space=" ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def anynet_text(graph: Graph, endpoints: np.ndarray) -> str:
+    """BookSim anynet: ``router R node E... router S...`` per router (see the module docstring)."""
+    indptr, indices = graph.csr
+    first = np.concatenate([[0], np.cumsum(endpoints)]).astype(np.int64)
+    lines = []
+    for r in range(graph.n):
+        parts = [f"router {r}"]
+        parts += [f"node {e}" for e in range(int(first[r]), int(first[r + 1]))]
+        parts += [f"router {int(s)}" for s in sorted(indices[indptr[r]:indptr[r + 1]].tolist())]
+        lines.append(" ".join(parts))
+    return "\n".join(lines) + "\n"
+
+
+def routing_paths_doc(network: Network) -> dict[str, Any]:
+    """Every route of a routing table as node path and output ports (``hopbench.routing-paths/1``)."""
+    table = network.routes
+    problem = table.problem
+    net = problem.network
+    names = net.direction_names()
+    src, dst = problem.pairs
+    routes = []
+    nb = net.neighbor
+    for p in range(problem.num_pairs):
+        dirs = table.dirs[table.offsets[p]:table.offsets[p + 1]].tolist()
+        path = [int(src[p])]
+        for d in dirs:
+            path.append(int(nb[path[-1], d]))
+        routes.append({"src": int(src[p]), "dst": int(dst[p]), "path": path, "ports": dirs})
+    return {
+        "format": PATHS_FORMAT,
+        "topology": {"kind": "torus", "dims": list(net.dims), "routers": net.num_nodes,
+                     "numbering": "mixed radix, first dimension fastest",
+                     "links": network.graph.edges.tolist()},
+        "ports": {name: k for k, name in enumerate(names)},
+        "port_neighbors": nb.tolist(),
+        "nodes": list(problem.nodes),
+        "problem": problem.describe(),
+        "solver": network.meta.get("solver"),
+        "seed": network.meta.get("seed"),
+        "routes": routes,
+    }
+
+
+def next_hop_doc(network: Network) -> dict[str, Any]:
+    """A minimal next-hop table for a graph (``hopbench.next-hop/1``).
+
+    ``next_hop[u][d]`` is the lowest-id neighbour of u one hop closer to d
+    (-1 for u = d or when d is unreachable): shortest-path routing, without any
+    deadlock-avoidance claim.
+    """
+    from harness.engine.distances import distance_matrix
+
+    g = network.graph
+    if g.n > 4096:
+        raise HopbenchError(f"a next-hop table of {g.n} routers has {g.n * g.n} entries; export at most 4096 "
+                            f"routers as json, or use golf/graphml/anynet")
+    raw = distance_matrix(g)
+    unreachable = int(np.iinfo(raw.dtype).max)
+    D = raw.astype(np.int64)
+    indptr, indices = g.csr
+    table = np.full((g.n, g.n), -1, dtype=np.int64)
+    for u in range(g.n):
+        nbrs = np.sort(indices[indptr[u]:indptr[u + 1]])
+        if not len(nbrs):
+            continue
+        # a neighbour w is on a shortest path to d when D[w, d] = D[u, d] - 1
+        ok = D[nbrs] == (D[u] - 1)[None, :]
+        ok &= (D[u] != unreachable)[None, :]
+        has = ok.any(axis=0)
+        table[u, has] = nbrs[np.argmax(ok[:, has], axis=0)]
+    return {
+        "format": NEXT_HOP_FORMAT,
+        "routing": "minimal: towards each destination, the lowest-id neighbour on a shortest path",
+        "routers": g.n,
+        "links": g.edges.tolist(),
+        "source": network.meta,
+        "next_hop": table.tolist(),
+    }
+
+
+def export_text(network: Network, fmt: str, *, endpoints: str | int | None = None) -> str:
+    """The exported file's text in format ``fmt`` (one of :data:`FORMATS`)."""
+    if fmt not in FORMATS:
+        raise HopbenchError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt == "golf":
+        from harness.graphs.edge_list import edge_list_text
+
+        return edge_list_text(network.graph)
+    if fmt == "graphml":
+        return graphml_text(network, endpoints_per_router(network, endpoints))
+    if fmt == "anynet":
+        return anynet_text(network.graph, endpoints_per_router(network, endpoints))
+    doc = routing_paths_doc(network) if network.routes is not None else next_hop_doc(network)
+    return json.dumps(doc, separators=(",", ":")) + "\n"
+
+
+def write_export(network: Network, fmt: str, path: str | Path, *, endpoints: str | int | None = None) -> None:
+    """Write an export to ``path``."""
+    Path(path).write_text(export_text(network, fmt, endpoints=endpoints))

@@ -1,0 +1,412 @@
+"""The static leaderboard site: plain HTML, one small local script, no server, no CDN.
+
+:func:`write_site` rebuilds ``<out>/site/`` from the board files that
+``hopbench board`` wrote (``<out>/<suite>/board.json``, ``board.csv``,
+``references.csv``, ``plots/``, ``solutions/``), so the index lists every suite
+built so far::
+
+    site/index.html        the suites, with their sizes and provenance
+    site/<suite>.html      the plots and one sortable table per instance group;
+                           each row's best value links to its solution file
+    site/hopbench.js       table sorting (click a header) and the page self-test
+    site/hopbench.css
+
+All links are relative (``../<suite>/plots/...``), so the site works when opened
+from ``file://``.  Opening a page with ``#selftest`` runs a self-check after
+load: it sorts a table both ways and writes what it saw, with any script error
+caught on the page, as JSON into ``<pre id="selftest">`` (used by the headless
+Chromium test).
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from harness.problems.registry import kind_of_objective
+from harness.report.leaderboard import (
+    GAP_LEGEND,
+    fmt_failed,
+    fmt_gap,
+    fmt_num,
+    fmt_time,
+    interleave,
+    metric_columns,
+    names_metric,
+    reference_label,
+    visible,
+)
+
+SITE_DIR = "site"
+
+JS = r"""/* hopbench leaderboard tables: click a header to sort; '#selftest' checks the page. */
+(function () {
+  'use strict';
+
+  function cellValue(row, col, numeric) {
+    var cell = row.cells[col];
+    if (!cell) { return null; }
+    var raw = cell.hasAttribute('data-value') ? cell.getAttribute('data-value') : cell.textContent.trim();
+    if (raw === '') { return null; }
+    if (numeric) {
+      var x = Number(raw);
+      return isNaN(x) ? null : x;
+    }
+    return raw.toLowerCase();
+  }
+
+  function sortTable(table, col, ascending) {
+    var th = table.tHead.rows[0].cells[col];
+    var numeric = th.getAttribute('data-type') === 'num';
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    var keyed = rows.map(function (row, i) { return { row: row, value: cellValue(row, col, numeric), i: i }; });
+    keyed.sort(function (a, b) {
+      // blanks last whichever the direction; equal values keep their order (stable)
+      if (a.value === null || b.value === null) {
+        if (a.value === b.value) { return a.i - b.i; }
+        return a.value === null ? 1 : -1;
+      }
+      if (a.value < b.value) { return ascending ? -1 : 1; }
+      if (a.value > b.value) { return ascending ? 1 : -1; }
+      return a.i - b.i;
+    });
+    keyed.forEach(function (k) { body.appendChild(k.row); });
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) { h.removeAttribute('aria-sort'); });
+    th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
+  }
+
+  function onHeaderClick(event) {
+    var th = event.currentTarget;
+    var table = th.closest('table');
+    var ascending = th.getAttribute('aria-sort') !== 'ascending';
+    sortTable(table, th.cellIndex, ascending);
+  }
+
+  function rowKeys(table) {
+    return Array.prototype.map.call(table.tBodies[0].rows, function (r) { return r.getAttribute('data-row'); });
+  }
+
+  function columnValues(table, col) {
+    var numeric = table.tHead.rows[0].cells[col].getAttribute('data-type') === 'num';
+    return Array.prototype.map.call(table.tBodies[0].rows, function (r) { return cellValue(r, col, numeric); });
+  }
+
+  function selfTest() {
+    var out = { page: document.title, errors: window.__hopbenchErrors || [], tables: [], sort: null };
+    var tables = document.querySelectorAll('table.sortable');
+    Array.prototype.forEach.call(tables, function (t) { out.tables.push({ id: t.id, rows: rowKeys(t) }); });
+    for (var k = 0; k < tables.length && out.sort === null; k++) {
+      var t = tables[k];
+      var th = t.querySelector('th[data-key="' + (document.body.getAttribute('data-selftest-key') || 'mean') + '"]');
+      if (!th) { continue; }
+      var distinct = {};
+      columnValues(t, th.cellIndex).forEach(function (v) { if (v !== null) { distinct[v] = true; } });
+      if (Object.keys(distinct).length < 2) { continue; }
+      var before = rowKeys(t);
+      th.click();
+      var asc = rowKeys(t), ascValues = columnValues(t, th.cellIndex);
+      th.click();
+      var desc = rowKeys(t), descValues = columnValues(t, th.cellIndex);
+      out.sort = { table: t.id, column: th.getAttribute('data-key'), before: before, asc: asc,
+                   ascValues: ascValues, desc: desc, descValues: descValues,
+                   ascSort: th.getAttribute('aria-sort') };
+    }
+    var pre = document.getElementById('selftest');
+    pre.textContent = JSON.stringify(out);
+    pre.hidden = false;
+    document.body.setAttribute('data-selftest', 'done');
+  }
+
+  function init() {
+    Array.prototype.forEach.call(document.querySelectorAll('table.sortable th'), function (th) {
+      th.addEventListener('click', onHeaderClick);
+      th.title = th.title || 'click to sort';
+    });
+    if (window.location.hash === '#selftest') {
+      // after 'load': a missing image reports its error only once the browser has tried it
+      if (document.readyState === 'complete') { selfTest(); } else { window.addEventListener('load', selfTest); }
+    }
+  }
+
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', init);
+  } else {
+    init();
+  }
+}());
+"""
+
+CSS = """body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 110em; padding: 0 1em;
+       color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
+nav { margin-bottom: 1em; }
+p.prov, p.legend { font-size: 0.85em; color: #555; max-width: 80em; }
+table { border-collapse: collapse; font-size: 0.82em; margin: 0.5em 0 1em; }
+th, td { border: 1px solid #ddd; padding: 0.2em 0.45em; text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; cursor: pointer; user-select: none; position: sticky; top: 0; }
+th[aria-sort=ascending]::after { content: " \\25B2"; }
+th[aria-sort=descending]::after { content: " \\25BC"; }
+td.text, th.text { text-align: left; }
+tr.published td { background: #fff8e6; font-style: italic; }
+tr.ours:hover td { background: #eef5ff; }
+figure { display: inline-block; margin: 0.5em 1em 0.5em 0; vertical-align: top; }
+figure img { max-width: 40em; border: 1px solid #ddd; }
+figcaption { font-size: 0.8em; color: #555; }
+pre#selftest { white-space: pre-wrap; font-size: 0.7em; }
+"""
+
+#: installed first on every page: records script errors and console.error calls for the self-test
+ERROR_HOOK = ("window.__hopbenchErrors=[];window.addEventListener('error',function(e){"
+              "var t=e.target;window.__hopbenchErrors.push(e.message?String(e.message):"
+              "'failed to load '+((t&&(t.src||t.href))||'a resource'));},true);"
+              "(function(){var ce=console.error;console.error=function(){"
+              "window.__hopbenchErrors.push(Array.prototype.map.call(arguments,String).join(' '));"
+              "return ce.apply(console,arguments);};}());")
+
+PLOT_CAPTIONS = {
+    "objective_vs_n": "Mean objective (± 95% CI over seeds) against N, per base topology / group and solver.",
+    "anytime": "Anytime curves: best objective so far against wall time, median (line) and quartiles (band) "
+               "over seeds, for the largest instance of each group.",
+    "winrate": "Win rate: share of the instances both solved where the row's solver has the strictly lower "
+               "mean objective.",
+}
+
+
+def _e(text: Any) -> str:
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def _anchor(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "x"
+
+
+def _page(title: str, body: list[str]) -> str:
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title>",
+        '<link rel="icon" href="data:,">',  # no favicon request (nothing to fetch from file://)
+        f"<script>{ERROR_HOOK}</script>",
+        '<link rel="stylesheet" href="hopbench.css">',
+        '<script src="hopbench.js" defer></script>',
+        "</head>",
+        "<body>",
+        *body,
+        '<pre id="selftest" hidden></pre>',
+        "</body>",
+        "</html>",
+        "",
+    ])
+
+
+def _num_attr(x: Any) -> str:
+    """A sortable ``data-value``: JavaScript's Number() reads these (blank = missing)."""
+    if x is None:
+        return ""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return ""
+    if math.isnan(x):
+        return ""
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return repr(x)
+
+
+def _td(text: str, value: Any = None, *, cls: str = "", numeric: bool = True, title: str | None = None) -> str:
+    attrs = ""
+    if numeric:
+        attrs += f' data-value="{_e(_num_attr(value))}"'
+    if cls:
+        attrs += f' class="{cls}"'
+    if title:
+        attrs += f' title="{_e(title)}"'
+    return f"<td{attrs}>{text}</td>"
+
+
+def _read_board(suite_dir: Path) -> tuple[dict[str, Any], Any, Any]:
+    import pandas as pd
+
+    meta = json.loads((suite_dir / "board.json").read_text())
+    text_cols = {c: str for c in ("suite", "instance", "group", "solver", "params", "params_json", "solution",
+                                  "published_metric", "objective_name", "source", "label", "note", "extra")}
+    rows = pd.read_csv(suite_dir / "board.csv", dtype=text_cols, keep_default_na=False, na_values=[""])
+    refs = pd.read_csv(suite_dir / "references.csv", dtype=text_cols, keep_default_na=False, na_values=[""])
+    return meta, rows, refs
+
+
+def _clean(rec: dict[str, Any]) -> dict[str, Any]:
+    # pandas reads blanks as NaN; the renderers treat None and NaN alike, text fields want None
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
+
+
+def _kind_of(rec: dict[str, Any]) -> str:
+    """A board row's problem kind, from its objective (objective names are unique across kinds)."""
+    return kind_of_objective(str(rec.get("objective_name"))).name
+
+
+def suite_page(meta: dict[str, Any], rows, refs) -> str:
+    """The HTML page of one suite's board."""
+    suite = meta["suite"]
+    prov = meta.get("provenance", {})
+    statuses = ", ".join(f"{v} {k}" for k, v in prov.get("statuses", {}).items())
+    body = ['<nav><a href="index.html">All suites</a></nav>', f"<h1>Leaderboard: {_e(suite)}</h1>"]
+    if meta.get("description"):
+        body.append(f"<p>{_e(meta['description'])}</p>")
+    body.append(
+        f'<p class="prov">Generated by <code>hopbench board</code> from {prov.get("runs", 0)} recorded runs '
+        f"({_e(statuses)}); runs recorded {_e(prov.get('first_started') or '?')} to "
+        f"{_e(prov.get('last_finished') or '?')}; hopbench {_e(', '.join(prov.get('hopbench_versions', [])) or '?')};"
+        f" git commit {_e(', '.join(c[:10] for c in prov.get('git_commits', [])) or 'unknown')}; host "
+        f"{_e(', '.join(prov.get('hosts', [])) or 'unknown')}. Files: "
+        f'<a href="../{_e(suite)}/board.md">board.md</a>, <a href="../{_e(suite)}/board.csv">board.csv</a>, '
+        f'<a href="../{_e(suite)}/references.csv">references.csv</a>.</p>')
+    legend = GAP_LEGEND.replace("**", "").replace("*", "").replace("`", "")
+    body.append(f'<details class="legend"><summary>What the columns mean</summary><p class="legend">{_e(legend)}'
+                f"</p></details>")
+    plots = meta.get("plots", {})
+    records = [_clean(r) for r in rows.to_dict("records")]
+    records = [r for r in records if visible(r)]
+    ref_records = [_clean(r) for r in refs.to_dict("records")]
+    has_best_known = any(r.get("best_known") is not None for r in records)
+    by_instance: dict[str, list[dict[str, Any]]] = {}
+    for ref in ref_records:
+        by_instance.setdefault(ref["instance"], []).append(ref)
+    groups = list(dict.fromkeys(r["group"] for r in records))
+    if groups or plots:
+        links = [f'<a href="#g-{_anchor(g)}">{_e(g)}</a>' for g in groups]
+        links += ['<a href="#plots">plots</a>'] if plots else []
+        body.append("<p>Groups: " + ", ".join(links) + "</p>")
+    for number, group in enumerate(groups, 1):
+        in_group = [r for r in records if r["group"] == group]
+        mcols = metric_columns(_kind_of(in_group[0]))
+        heads = [("instance", "Instance", "text"), ("n", "N", "num"), ("solver", "Solver", "text"),
+                 ("params", "Params", "text"), ("runs", "Runs", "num"), ("failed", "Failed", "text"),
+                 ("mean", "Mean", "num"), ("ci95", "± 95% CI", "num"), ("best", "Best", "num"),
+                 *[(c, h, "num") for c, _, h in mcols], ("median_time_s", "Median time (s)", "num"),
+                 ("gap_lower_bound", "Gap LB", "num"), ("gap_optimum", "Gap opt.", "num")]
+        if has_best_known:
+            heads.append(("gap_best_known", "Gap b.k.", "num"))
+        heads += [("gap_published", "Gap pub.", "num"), ("rank", "Rank", "num")]
+        body.append(f'<h2 id="g-{_anchor(group)}">{_e(group)}</h2>')
+        body.append(f'<table class="board sortable" id="table-{number}"><thead><tr>'
+                    + "".join(f'<th data-key="{k}" data-type="{t}"' + (' class="text"' if t == "text" else "")
+                              + f">{_e(h)}</th>" for k, h, t in heads)
+                    + "</tr></thead><tbody>")
+        for instance in dict.fromkeys(r["instance"] for r in in_group):
+            block = [r for r in in_group if r["instance"] == instance]
+            n = block[0]["n"]
+            for what, rec in interleave(block, by_instance.get(instance, [])):
+                if what == "ours":
+                    key = f"{instance}|{rec['solver']}|{rec['params']}"
+                    best = fmt_num(rec["best"])
+                    if best and rec.get("solution"):
+                        best = f'<a href="../{_e(suite)}/{_e(rec["solution"])}">{best}</a>'
+                    pub = fmt_gap(rec["gap_published"])
+                    if pub and names_metric(rec):
+                        pub += f" ({_e(rec['published_metric'])})"
+                    cells = [_td(_e(instance), cls="text", numeric=False), _td(fmt_num(n), n),
+                             _td(_e(rec["solver"]), cls="text", numeric=False),
+                             _td(_e(rec["params"]), cls="text", numeric=False), _td(str(int(rec["runs"])), rec["runs"]),
+                             _td(_e(fmt_failed(rec)), cls="text", numeric=False),
+                             _td(fmt_num(rec["mean"]), rec["mean"]), _td(fmt_num(rec["ci95"]), rec["ci95"]),
+                             _td(best, rec["best"]),
+                             *[_td(fmt_num(rec[c]), rec[c]) for c, _, _ in mcols],
+                             _td(fmt_time(rec["median_time_s"]), rec["median_time_s"]),
+                             _td(fmt_gap(rec["gap_lower_bound"]), rec["gap_lower_bound"]),
+                             _td(fmt_gap(rec["gap_optimum"]), rec["gap_optimum"])]
+                    if has_best_known:
+                        cells.append(_td(fmt_gap(rec["gap_best_known"]), rec["gap_best_known"]))
+                    cells += [_td(pub, rec["gap_published"]), _td(fmt_num(rec["rank"]), rec["rank"])]
+                    body.append(f'<tr class="ours" data-row="{_e(key)}">' + "".join(cells) + "</tr>")
+                else:
+                    key = f"†|{instance}|{rec.get('label')}|{rec.get('source')}"
+                    blank = _td("", None)
+                    cells = [_td(_e(instance), cls="text", numeric=False), _td(fmt_num(n), n),
+                             _td(_e(reference_label(rec)), cls="text", numeric=False, title=rec.get("note")),
+                             _td("published", cls="text", numeric=False), blank, _td("", cls="text", numeric=False),
+                             _td(fmt_num(rec.get("objective")), rec.get("objective")), blank, blank,
+                             *[_td(fmt_num(rec.get(k)), rec.get(k)) for _, k, _ in mcols],
+                             blank, blank, blank]
+                    if has_best_known:
+                        cells.append(blank)
+                    cells += [blank, blank]
+                    body.append(f'<tr class="published" data-row="{_e(key)}">' + "".join(cells) + "</tr>")
+        body.append("</tbody></table>")
+    if not groups:
+        body.append("<p>No runs to show (every recorded cell was declined by its solver).</p>")
+    if plots:
+        body.append('<h2 id="plots">Plots</h2><section class="plots">')
+        for name, rel in plots.items():
+            src = f"../{suite}/{rel}"
+            body.append(f'<figure><a href="{_e(src)}"><img src="{_e(src)}" alt="{_e(name)}"></a>'
+                        f"<figcaption>{_e(PLOT_CAPTIONS.get(name, name))}</figcaption></figure>")
+        body.append("</section>")
+    return _page(f"hopbench leaderboard: {suite}", body)
+
+
+def index_page(metas: list[dict[str, Any]]) -> str:
+    """The site's index: one row per suite."""
+    body = ["<h1>hopbench leaderboards</h1>",
+            "<p>Generated by <code>hopbench board</code> from recorded runs; nothing here is written by hand. "
+            "Every row links to the solution file of its best run, which <code>hopbench verify</code> re-checks "
+            "from scratch.</p>"]
+    if not metas:
+        body.append("<p>No boards yet: run a suite, then <code>hopbench board</code>.</p>")
+    else:
+        heads = [("suite", "Suite", "text"), ("kinds", "Problems", "text"), ("instances", "Instances", "num"),
+                 ("rows", "Rows", "num"), ("solvers", "Solvers", "text"), ("runs", "Runs", "num"),
+                 ("last", "Last run", "text"), ("description", "Description", "text")]
+        body.append('<table class="sortable" id="suites"><thead><tr>'
+                    + "".join(f'<th data-key="{k}" data-type="{t}"' + (' class="text"' if t == "text" else "")
+                              + f">{_e(h)}</th>" for k, h, t in heads) + "</tr></thead><tbody>")
+        for m in metas:
+            prov = m.get("provenance", {})
+            cells = [_td(f'<a href="{_e(m["suite"])}.html">{_e(m["suite"])}</a>', cls="text", numeric=False),
+                     _td(_e(", ".join(m.get("kinds", []))), cls="text", numeric=False),
+                     _td(str(m.get("instances", 0)), m.get("instances", 0)),
+                     _td(str(m.get("rows", 0)), m.get("rows", 0)),
+                     _td(_e(", ".join(m.get("solvers", []))), cls="text", numeric=False),
+                     _td(str(prov.get("runs", 0)), prov.get("runs", 0)),
+                     _td(_e(prov.get("last_finished") or ""), cls="text", numeric=False),
+                     _td(_e(m.get("description", "")), cls="text", numeric=False)]
+            body.append(f'<tr data-row="{_e(m["suite"])}">' + "".join(cells) + "</tr>")
+        body.append("</tbody></table>")
+    return _page("hopbench leaderboards", body)
+
+
+def board_dirs(out_dir: str | Path) -> list[Path]:
+    """Suite directories under ``out_dir`` that hold a board (``board.json``), by name."""
+    root = Path(out_dir)
+    return sorted(p.parent for p in root.glob("*/board.json") if p.parent.name != SITE_DIR)
+
+
+def write_site(out_dir: str | Path) -> Path:
+    """(Re)build ``out_dir/site`` from every board under ``out_dir``; returns the index path."""
+    root = Path(out_dir)
+    site = root / SITE_DIR
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "hopbench.js").write_text(JS)
+    (site / "hopbench.css").write_text(CSS)
+    metas = []
+    keep = {"index.html"}
+    for suite_dir in board_dirs(root):
+        meta, rows, refs = _read_board(suite_dir)
+        metas.append(meta)
+        name = f"{meta['suite']}.html"
+        keep.add(name)
+        (site / name).write_text(suite_page(meta, rows, refs))
+    for stale in site.glob("*.html"):
+        if stale.name not in keep:
+            stale.unlink()
+    index = site / "index.html"
+    index.write_text(index_page(metas))
+    return index

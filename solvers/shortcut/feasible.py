@@ -1,0 +1,96 @@
+"""Feasible shortcut candidates: pairs of distinct vertices that both have a
+free port under the degree cap and are not adjacent yet.
+
+Shared by every constructive solver so that "a random feasible shortcut"
+means the same thing everywhere.  Draws are uniform over the feasible pairs:
+rejection sampling among open vertices while that is cheap, an explicit
+enumeration when the feasible set has become sparse.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.graphs.graph import Graph
+
+
+class FeasiblePairs:
+    """Tracks degrees and adjacency while shortcuts are added."""
+
+    def __init__(self, base: Graph, degree_cap: int) -> None:
+        self.n = base.n
+        self.cap = int(degree_cap)
+        self.degree = base.degree.astype(np.int64).copy()
+        self._keys: set[int] = set(base.edge_keys.tolist())
+
+    def key(self, u: int, v: int) -> int:
+        return min(u, v) * self.n + max(u, v)
+
+    def is_feasible(self, u: int, v: int) -> bool:
+        return (u != v and self.degree[u] < self.cap and self.degree[v] < self.cap
+                and self.key(u, v) not in self._keys)
+
+    def open_vertices(self) -> np.ndarray:
+        return np.flatnonzero(self.degree < self.cap)
+
+    def add(self, u: int, v: int) -> None:
+        self.degree[u] += 1
+        self.degree[v] += 1
+        self._keys.add(self.key(u, v))
+
+    def remove(self, u: int, v: int) -> None:
+        self.degree[u] -= 1
+        self.degree[v] -= 1
+        self._keys.discard(self.key(u, v))
+
+    def all_pairs(self, among: np.ndarray | None = None) -> np.ndarray:
+        """Every feasible pair ``(u, v)``, u < v, in lexicographic order (optionally within ``among``)."""
+        open_ = self.open_vertices() if among is None else np.intersect1d(self.open_vertices(), among)
+        if open_.size < 2:
+            return np.empty((0, 2), dtype=np.int64)
+        i, j = np.triu_indices(open_.size, k=1)
+        pairs = np.stack([open_[i], open_[j]], axis=1).astype(np.int64)
+        keys = pairs[:, 0] * self.n + pairs[:, 1]
+        existing = np.fromiter(self._keys, dtype=np.int64, count=len(self._keys))
+        return pairs[~np.isin(keys, existing)]
+
+    def pairs_with(self, u: int, among: np.ndarray | None = None) -> np.ndarray:
+        """Every vertex v such that (u, v) is feasible."""
+        if self.degree[u] >= self.cap:
+            return np.empty(0, dtype=np.int64)
+        cand = self.open_vertices() if among is None else np.intersect1d(self.open_vertices(), among)
+        cand = cand[cand != u]
+        keys = np.minimum(cand, u) * self.n + np.maximum(cand, u)
+        existing = np.fromiter(self._keys, dtype=np.int64, count=len(self._keys))
+        return cand[~np.isin(keys, existing)]
+
+    def draw(self, count: int, rng: np.random.Generator) -> np.ndarray:
+        """Up to ``count`` distinct feasible pairs, uniformly at random (fewer if fewer exist)."""
+        open_ = self.open_vertices()
+        if open_.size < 2 or count <= 0:
+            return np.empty((0, 2), dtype=np.int64)
+        picked: list[tuple[int, int]] = []
+        seen: set[int] = set()
+        tries = 0
+        limit = 20 * count + 50
+        while len(picked) < count and tries < limit:
+            batch = rng.integers(0, open_.size, size=(2 * (count - len(picked)) + 4, 2))
+            for a, b in batch.tolist():
+                tries += 1
+                u, v = int(open_[a]), int(open_[b])
+                k = self.key(u, v)
+                if u == v or k in self._keys or k in seen:
+                    continue
+                seen.add(k)
+                picked.append((u, v) if u < v else (v, u))
+                if len(picked) == count:
+                    break
+        if len(picked) < count:
+            # sparse feasible set: enumerate it and sample the rest without replacement
+            rest = self.all_pairs()
+            if seen:
+                rest = rest[~np.isin(rest[:, 0] * self.n + rest[:, 1], np.fromiter(seen, np.int64))]
+            take = min(count - len(picked), len(rest))
+            if take:
+                chosen = rest[rng.choice(len(rest), size=take, replace=False)]
+                picked.extend(map(tuple, chosen.tolist()))
+        return np.asarray(picked, dtype=np.int64).reshape(-1, 2)

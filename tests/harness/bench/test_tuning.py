@@ -1,0 +1,214 @@
+"""hopbench tune: search spaces, references, a real study, two workers, a killed worker, bad input."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import optuna
+import pytest
+
+import solvers
+from harness.bench.store import Store
+from harness.bench.suites import load_suite
+from harness.bench.tuning import default_trial, load_tuned, params_from_optuna, reference_values, search_space, suggest
+from harness.errors import HopbenchError
+
+ROOT = Path(__file__).resolve().parents[3]
+PLUGIN = {"HOPBENCH_SOLVER_MODULES": "tests.solvers.misbehaving"}
+
+
+def hopbench(*args, env_extra=None, timeout=600):
+    env = dict(os.environ, **(env_extra or {}), PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=timeout)
+
+
+@pytest.fixture(autouse=True)
+def own_tuned_dir(tmp_path, monkeypatch):
+    """--save writes, and --params tuned reads, a per-test directory, never the repository's."""
+    monkeypatch.setenv("HOPBENCH_TUNED_DIR", str(tmp_path / "tuned"))
+
+
+def mini_suite(tmp_path: Path, n: int = 3) -> Path:
+    p = tmp_path / "tiny.toml"
+    body = "".join(f'[[instances]]\nbase = "ring:{12 + 2 * i}"\ncap = 4\nbudget = 3\n' for i in range(n))
+    p.write_text('name = "tiny"\ndescription = "tuning test"\n' + body)
+    return p
+
+
+def trials_of(study_name: str, db: Path):
+    from harness.bench.tuning import optuna_storage
+
+    return optuna.load_study(study_name=study_name, storage=optuna_storage(f"sqlite:///{db}")).get_trials()
+
+
+@pytest.mark.parametrize("name", [n for n in solvers.names() if solvers.get(n).search_space()])
+def test_every_search_space_round_trips_through_optuna(name):
+    cls = solvers.get(name)
+    space = search_space(name)
+    trial = optuna.trial.FixedTrial(default_trial(space))
+    values = {k: suggest(trial, k, p) for k, p in space.items()}
+    assert values == {k: cls.params[k].default for k in space}
+    assert params_from_optuna(name, trial.params, space) == values
+    solvers.create(name, **values)
+
+
+def test_edgecut_full_searches_t_zero_beside_the_log_range():
+    p = search_space("edgecut-full")["t"]
+    assert (p.low, p.high, p.log, p.also) == (1, 1000, True, (0,))
+    trial = optuna.trial.FixedTrial({"t:mode": "0"})
+    assert suggest(trial, "t", p) == 0
+
+
+def test_restricting_and_fixing_the_space():
+    assert set(search_space("vrs", only=["k"])) == {"k"}
+    assert "k" not in search_space("vrs", fixed={"k": 3})
+    with pytest.raises(HopbenchError, match="not in vrs's search space"):
+        search_space("vrs", only=["z"])
+
+
+def test_references_use_records_annotations_and_bounds(tmp_path):
+    suite = load_suite(mini_suite(tmp_path))
+    store = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
+    first = suite.instances[0]
+    store.record({"cell_key": "x", "suite": "tiny", "instance": first.id, "instance_spec": {}, "kind": "shortcut",
+                  "solver": "random", "params": {}, "params_tag": "default", "seed": 1, "status": "ok",
+                  "objective": 2.5})
+    refs = reference_values(suite.instances, store, "tiny")
+    assert refs[first.id] == 2.5
+    p = suite.instances[1].problem()
+    from harness.problems.shortcut.problem import objective_value
+
+    assert refs[suite.instances[1].id] == objective_value(p.objective, *p.lower_bounds())
+
+
+def test_routing_references_fall_back_to_the_load_bound_and_sigma4_asks_for_a_record(tmp_path):
+    path = tmp_path / "routes.toml"
+    path.write_text('[defaults]\nkind = "routing"\nrules = "angara"\n\n[[instances]]\ntorus = "4x4"\n')
+    suite = load_suite(path)
+    store = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
+    problem = suite.instances[0].problem()
+    assert reference_values(suite.instances, store, "routes") == {suite.instances[0].id: problem.load_lower_bound()}
+    path.write_text(path.read_text() + 'objective = "sigma4"\n')
+    suite = load_suite(path)
+    with pytest.raises(HopbenchError, match="no best known value and no lower bound; record a run"):
+        reference_values(suite.instances, store, "routes")
+
+
+def test_a_study_records_every_run_and_starts_from_the_defaults(tmp_path):
+    db = tmp_path / "t.db"
+    r = hopbench("tune", "vrs", "--suite", mini_suite(tmp_path), "--trials", "4", "--seeds", "2", "--time-limit", "5",
+                 "--storage", f"sqlite:///{db}", "--study", "s1", "--save", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["study"] == "s1" and out["n_trials"] == 4 and out["workers"] == 1
+    assert set(out["best_params"]) <= set(search_space("vrs")) and out["best_value"] is not None
+    trials = trials_of("s1", db)
+    assert params_from_optuna("vrs", trials[0].params) == {k: p.default for k, p in search_space("vrs").items()}
+    runs = Store.open(f"sqlite:///{db}").dataframe()
+    assert set(runs.study) == {"s1"} and set(runs.trial) <= {t.number for t in trials}
+    complete = [t for t in trials if t.state.name == "COMPLETE"]
+    for t in complete:  # 3 instances x 2 seeds per complete trial
+        assert (runs.trial == t.number).sum() == 6
+    saved = Path(out["saved"])
+    assert saved == tmp_path / "tuned" / "vrs.json"
+    assert json.loads(saved.read_text())["params"] == out["best_params"]
+    assert load_tuned(["vrs"])["vrs"] == out["best_params"]
+    # the same options continue the study; other seeds or another limit would mix incomparable trials
+    again = ["tune", "vrs", "--suite", mini_suite(tmp_path), "--trials", "1", "--storage", f"sqlite:///{db}",
+             "--study", "s1"]
+    r = hopbench(*again, "--seeds", "2", "--time-limit", "5", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["n_trials"] == 5, r.stderr
+    r = hopbench(*again, "--seeds", "3", "--time-limit", "5")
+    assert r.returncode == 2 and "was created with seeds [1, 2]" in r.stderr, r.stderr
+    r = hopbench(*again, "--seeds", "2")  # no --time-limit: the default 60 s, not the 5 s the study used
+    assert r.returncode == 2 and "time limit 5 s per run (now 60 s)" in r.stderr, r.stderr
+
+
+def test_two_workers_share_one_study(tmp_path):
+    db = tmp_path / "w.db"
+    r = hopbench("tune", "vrs", "--suite", mini_suite(tmp_path), "--trials", "6", "--workers", "2", "--time-limit", "5",
+                 "--storage", f"sqlite:///{db}", "--study", "shared", "--json")
+    assert r.returncode == 0, r.stderr
+    trials = trials_of("shared", db)
+    assert len(trials) == 6 and len({t.number for t in trials}) == 6
+    assert {t.state.name for t in trials} <= {"COMPLETE", "PRUNED"}
+    assert len({t.user_attrs["worker_pid"] for t in trials}) == 2  # both workers contributed
+
+
+def test_a_killed_worker_leaves_a_usable_study(tmp_path):
+    db = tmp_path / "k.db"
+    args = ["tune", "test-slow", "--suite", mini_suite(tmp_path, 4), "--trials", "8", "--workers", "2",
+            "--time-limit", "5", "--storage", f"sqlite:///{db}", "--study", "k", "--json"]
+    env = dict(os.environ, **PLUGIN, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *args], env=env, cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    victim = None
+    deadline = time.monotonic() + 120
+    while victim is None and time.monotonic() < deadline:
+        time.sleep(0.5)
+        kids = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        workers = [int(k) for k in kids if "hopbench-tune" in Path(f"/proc/{k}/cmdline").read_text()
+                   or "spawn_main" in Path(f"/proc/{k}/cmdline").read_text()]
+        if len(workers) == 2 and db.exists():
+            time.sleep(2.0)  # let both start trials
+            victim = workers[1]
+    assert victim is not None, "the two workers never started"
+    os.kill(victim, signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 1 and "exit code -9" in err, err
+    trials = trials_of("k", db)
+    assert not [t for t in trials if t.state.name == "RUNNING"]
+    survivor = [t for t in trials if t.user_attrs.get("worker_pid") != victim]
+    assert len(survivor) == 4 and all(t.state.name in ("COMPLETE", "PRUNED") for t in survivor)
+    # usable: the study takes more trials and reports its best
+    r = hopbench(*args[:-1], "--workers", "1", "--trials", "1", "--json", env_extra=PLUGIN)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["n_trials"] == len(trials) + 1
+
+
+def test_workers_on_separate_machines_join_a_postgresql_study(tmp_path):
+    url = os.environ.get("HOPBENCH_TEST_POSTGRES_URL")
+    if not url:
+        if os.environ.get("HOPBENCH_REQUIRE_POSTGRES"):
+            pytest.fail("HOPBENCH_REQUIRE_POSTGRES is set but HOPBENCH_TEST_POSTGRES_URL is not")
+        pytest.skip("set HOPBENCH_TEST_POSTGRES_URL=postgresql://... to test a shared PostgreSQL study (CI does)")
+    name = f"join-{os.getpid()}-{time.time_ns()}"
+    suite = mini_suite(tmp_path)
+    args = ["tune", "vrs", "--suite", suite, "--trials", "3", "--time-limit", "5", "--storage", url,
+            "--study", name, "--json"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    procs = [subprocess.Popen([sys.executable, "-m", "harness.cli", *map(str, args), "--seed", str(i)], env=env,
+                              cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(2)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    study = optuna.load_study(study_name=name, storage=url)
+    trials = study.get_trials()
+    assert len(trials) == 6 and len({t.number for t in trials}) == 6
+    assert len({t.user_attrs["worker_pid"] for t in trials}) == 2
+
+
+def test_bad_inputs_exit_2(tmp_path):
+    suite = mini_suite(tmp_path)
+    store = f"sqlite:///{tmp_path / 'b.db'}"
+    cases = [
+        (["tune", "nope", "--suite", suite, "--trials", "1", "--storage", store], "unknown solver"),
+        (["tune", "vrs", "--suite", suite, "--trials", "1", "--tune", "zz", "--storage", store],
+         "not in vrs's search space"),
+        (["tune", "vrs", "--suite", suite, "--trials", "1", "--fix", "zz=1", "--storage", store], "has no parameter"),
+        (["tune", "random", "--suite", suite, "--trials", "1", "--storage", store], "no tunable parameters"),
+        (["tune", "vrs", "--suite", suite, "--trials", "1", "--storage", "postgresql://nobody@127.0.0.1:1/x"],
+         "cannot open"),
+        (["tune", "vrs", "--suite", suite, "--trials", "0", "--storage", store], ">= 1"),
+        (["run", "--suite", suite, "--solver", "vrs", "--params", "tuned", "--storage", store], "no tuned parameters"),
+        (["run", "--suite", suite, "--params", "tuned", "--storage", store], "no tuned parameters"),
+    ]
+    for args, fragment in cases:
+        r = hopbench(*args)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 2 and len(lines) == 1 and fragment in lines[0], (args, r.stderr)

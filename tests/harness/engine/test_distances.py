@@ -1,0 +1,136 @@
+"""The distance engine against scipy, and the incremental kernels against full recomputation."""
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
+
+from harness.engine import distances as metrics
+from harness.graphs.graph import Graph
+from harness.graphs.topologies import parse_spec
+
+
+def scipy_distances(g: Graph) -> np.ndarray:
+    a = sp.coo_matrix((np.ones(g.m), (g.edges[:, 0], g.edges[:, 1])), shape=(g.n, g.n))
+    return shortest_path(a.tocsr(), directed=False, unweighted=True)
+
+
+def scipy_summary(g: Graph) -> tuple[float, float]:
+    d = scipy_distances(g)
+    iu = np.triu_indices(g.n, 1)
+    vals = d[iu]
+    if np.isinf(vals).any():
+        return math.inf, math.inf
+    return float(vals.max()) if vals.size else 0.0, float(vals.mean()) if vals.size else 0.0
+
+
+def random_graph(seed: int) -> Graph:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    # edge densities from well below to above the connectivity threshold
+    p = float(rng.choice([0.3, 1.0, 2.0, 4.0])) * math.log(n) / n
+    g = nx.gnp_random_graph(n, min(1.0, p), seed=seed)
+    return Graph(n, np.array(list(g.edges()), dtype=np.int64).reshape(-1, 2))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_summary_agrees_with_scipy_on_random_graphs(seed):
+    g = random_graph(seed)
+    ours = metrics.summary(g)
+    d, a = scipy_summary(g)
+    assert ours.diameter == d
+    if math.isinf(a):
+        assert math.isinf(ours.aspl) and ours.unreachable_pairs > 0
+    else:
+        assert abs(ours.aspl - a) < 1e-9
+
+
+def test_disconnected_cases_are_covered():
+    # the property test above must exercise both kinds of graph
+    kinds = {metrics.summary(random_graph(s)).connected for s in range(60)}
+    assert kinds == {True, False}
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("words", [1, 2, 8])
+def test_distance_matrix_equals_scipy(seed, words):
+    g = random_graph(1000 + seed)
+    D = metrics.distance_matrix(g, words=words)
+    ref = scipy_distances(g)
+    inf = np.iinfo(D.dtype).max
+    assert np.array_equal(D == inf, np.isinf(ref))
+    finite = ~np.isinf(ref)
+    assert np.array_equal(D[finite].astype(float), ref[finite])
+
+
+def test_uint16_matrix_for_long_paths():
+    g = parse_spec("ring:700")
+    D = metrics.distance_matrix(g)
+    assert D.dtype == np.uint16 and D.max() == 350
+    assert np.array_equal(D.astype(float), scipy_distances(g))
+
+
+def test_single_source_bfs():
+    g = parse_spec("mesh:3x3")
+    assert metrics.bfs_distances(g, 0).tolist() == [0, 1, 2, 1, 2, 3, 2, 3, 4]
+    assert metrics.bfs_distances(parse_spec("empty:3"), 1).tolist() == [-1, 0, -1]
+
+
+def test_single_vertex_and_single_edge():
+    s = metrics.summary(Graph(1))
+    assert (s.diameter, s.aspl) == (0.0, 0.0)
+    s = metrics.summary(Graph(2, [(0, 1)]))
+    assert (s.diameter, s.aspl) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("spec, dtype", [
+    ("torus:6x6", np.uint8),
+    ("ring:120", np.uint8),
+    ("ring:600", np.uint16),
+    ("empty:30", np.uint8),      # disconnected: distances can grow to n-1
+    ("empty:300", np.uint16),
+])
+def test_incremental_add_edge_equals_full_recomputation(spec, dtype):
+    g = parse_spec(spec)
+    state = metrics.DistanceState.from_graph(g)
+    assert state.D.dtype == dtype
+    rng = np.random.default_rng(7)
+    for _ in range(25):
+        x, y = (int(v) for v in rng.choice(g.n, size=2, replace=False))
+        state.add_edge(x, y)
+        g = g.with_edges([[x, y]])
+        full = metrics.summary(g)
+        assert np.array_equal(state.D, metrics.distance_matrix(g, dtype=dtype))
+        assert state.total == full.total and state.unreachable == full.unreachable_pairs
+        assert state.diameter == full.diameter
+
+
+@pytest.mark.parametrize("spec", ["torus:8x8", "ring:400", "mesh:5x7", "empty:20"])
+def test_candidate_scores_equal_full_recomputation(spec):
+    g = parse_spec(spec)
+    rng = np.random.default_rng(3)
+    state = metrics.DistanceState.from_graph(g)
+    for step in range(4):
+        xs = rng.integers(0, g.n, 40)
+        ys = rng.integers(0, g.n, 40)
+        scores = state.score(xs, ys)
+        for i in range(40):
+            h = g.with_edges([[xs[i], ys[i]]]) if xs[i] != ys[i] else g
+            s = metrics.summary(h)
+            assert scores.total[i] == s.total
+            assert scores.unreachable[i] == s.unreachable_pairs
+            assert scores.diameter[i] == s.max_finite
+            assert scores.aspl()[i] == pytest.approx(s.aspl) if s.connected else math.isinf(scores.aspl()[i])
+        x, y = int(xs[0]), int(ys[0])
+        if x != y:
+            state.add_edge(x, y)
+            g = g.with_edges([[x, y]])
+
+
+def test_scoring_does_not_modify_the_state():
+    state = metrics.DistanceState.from_graph(parse_spec("ring:50"))
+    before = state.D.copy(), state.hist.copy()
+    state.score(np.array([0, 3]), np.array([25, 40]))
+    assert np.array_equal(state.D, before[0]) and np.array_equal(state.hist, before[1])

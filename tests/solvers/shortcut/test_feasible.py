@@ -1,0 +1,47 @@
+import numpy as np
+
+from harness.graphs.topologies import parse_spec
+from solvers.shortcut.feasible import FeasiblePairs
+
+
+def brute_force(pairs: FeasiblePairs) -> set[tuple[int, int]]:
+    return {(u, v) for u in range(pairs.n) for v in range(u + 1, pairs.n) if pairs.is_feasible(u, v)}
+
+
+def test_all_pairs_matches_the_definition():
+    pairs = FeasiblePairs(parse_spec("torus:4x4"), 6)
+    pairs.add(0, 5)
+    pairs.add(0, 10)  # vertex 0 is now full
+    got = set(map(tuple, pairs.all_pairs().tolist()))
+    assert got == brute_force(pairs)
+    assert all(0 not in p for p in got)
+
+
+def test_draws_are_feasible_distinct_and_seeded():
+    pairs = FeasiblePairs(parse_spec("ring:30"), 4)
+    a = pairs.draw(20, np.random.default_rng(5))
+    b = pairs.draw(20, np.random.default_rng(5))
+    assert np.array_equal(a, b)
+    keys = {tuple(p) for p in a.tolist()}
+    assert len(keys) == 20 and all(pairs.is_feasible(u, v) for u, v in keys)
+
+
+def test_draw_falls_back_when_few_pairs_remain():
+    pairs = FeasiblePairs(parse_spec("ring:8"), 3)
+    for u, v in [(0, 2), (1, 3), (4, 6), (5, 7)]:
+        pairs.add(u, v)
+    left = brute_force(pairs)
+    got = pairs.draw(10, np.random.default_rng(0))
+    assert set(map(tuple, got.tolist())) == left
+
+
+def test_draws_are_uniform():
+    pairs = FeasiblePairs(parse_spec("ring:6"), 3)
+    rng = np.random.default_rng(1)
+    counts = {}
+    for _ in range(6000):
+        p = tuple(pairs.draw(1, rng)[0].tolist())
+        counts[p] = counts.get(p, 0) + 1
+    assert set(counts) == brute_force(pairs)
+    expected = 6000 / len(counts)
+    assert all(abs(c - expected) < 5 * expected ** 0.5 for c in counts.values())
