@@ -62,22 +62,22 @@ def read_json(path: str | Path) -> dict[str, Any]:
     return doc
 
 
-def field(doc: dict[str, Any], key: str, types: type | tuple, where: str = "", *, optional: bool = False) -> Any:
-    """``doc[key]`` checked against ``types``; a missing or mistyped field is a one-line error."""
+def field(doc: dict[str, Any], key: str, types: type | tuple, where: str = "", *, optional: bool = False,
+          document: str = "", guide: str = "see the format in the README") -> Any:
+    """``doc[key]`` checked against ``types``; a missing or mistyped field is a one-line error.
+
+    ``where`` prefixes the field's name (``problem.``), ``document`` names the kind of
+    document in the message and ``guide`` says where its format is described.
+    """
     name = f"{where}{key}"
-    if key not in doc:
+    prefix = f"{document}: " if document else ""
+    if key not in doc or (doc[key] is None and optional):
         if optional:
             return None
-        raise HopbenchError(f"missing field {name!r}; see the format in the README")
+        raise HopbenchError(f"{prefix}missing field {name!r}; {guide}")
     value = doc[key]
-    if value is None and optional:
-        return None
     types_t = types if isinstance(types, tuple) else (types,)
-    if isinstance(value, bool) and bool not in types_t:
-        ok = False
-    else:
-        ok = isinstance(value, types_t)
-    if not ok:
+    if (isinstance(value, bool) and bool not in types_t) or not isinstance(value, types_t):
         expected = " or ".join(t.__name__ for t in types_t)
-        raise HopbenchError(f"field {name!r} must be {expected}, got {type(value).__name__} {value!r:.40}")
+        raise HopbenchError(f"{prefix}field {name!r} must be {expected}, got {type(value).__name__} {value!r:.40}")
     return value

@@ -11,7 +11,7 @@ Contents
   the three algorithms over the suite near half an hour on two cores; the
   paper's own practical limit for its SSSP algorithm is 90 4D nodes;
 * the 32-node Desmos torus 4x2x2x2 with all nodes and the subsets desmos2,
-  desmos4, desmos8, desmos16 (harness/routing_problem.py), and the same on
+  desmos4, desmos8, desmos16 (harness/problems/routing/problem.py), and the same on
   2x2x2x4 (the dimension order reversed, which reproduces Table 2 best; see
   docs/routing.md).
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -265,35 +264,18 @@ def koibuchi_cable_length(g: Graph, *, layout: str = "distributed",
 
 
 def load_network(text: str) -> tuple[Graph, int | None]:
-    """A graph from a topology spec, an Equality notation or id, a solution JSON or an edge list.
+    """A graph from a topology spec, an Equality notation or id, a result JSON or an edge list.
 
     Returns the graph and the notation's p when it gives one.
     """
-    import re
+    from harness.problems import networks
 
-    from harness.problems.shortcut import equality as eq
+    net = networks.load_network(text, action="cost",
+                                example="torus:8x8, 'N14K6[-1,1,3,9](4)', E361 or a solution .json file")
+    p = net.p
+    spec = text.strip()
+    if p is None and spec.lower().startswith("equality:"):
+        from harness.problems.shortcut import equality as eq
 
-    s = text.strip()
-    if re.fullmatch(r"[eE]\d{3}", s) or re.match(r"^[nN]\d+[kK]\d+", s):
-        net = eq.parse(s)
-        return net.graph(), net.p
-    if s.lower().endswith(".json") and Path(s).is_file():
-        from harness.documents import read_json
-        from harness.problems.shortcut.solution_file import solution_from_dict
-
-        solution, _ = solution_from_dict(read_json(s))
-        return solution.graph, None
-    if Path(s).is_file():
-        from harness.graphs.topologies import read_edge_file
-
-        return read_edge_file(s), None
-    from harness.graphs.topologies import parse_spec
-
-    if ":" not in s:
-        raise HopbenchError(f"{text!r} is neither a file nor a topology spec; give e.g. torus:8x8, "
-                            f"'N14K6[-1,1,3,9](4)', E361 or a solution .json file")
-    g = parse_spec(s)
-    p = None
-    if s.lower().startswith("equality:"):
-        p = eq.parse(s.split(":", 1)[1]).p
-    return g, p
+        p = eq.parse(spec.split(":", 1)[1]).p  # an equality: spec carries its notation's p too
+    return net.graph, p

@@ -1,10 +1,13 @@
 """A cell is one run of the benchmark matrix: instance x solver x params x seed.
 
-Cells travel as plain dicts (they cross process and machine boundaries); this
-module builds them and runs one, turning every outcome — a solution, a solver
-exception, an invalid solution, a declined problem — into a result dict the
-coordinator records.  Timeouts and crashes are handled one level up, by the
-sandbox that hosts the run (:mod:`harness.bench.sandbox`).
+Cells and their results travel as plain dicts (they cross process and machine
+boundaries); this module is the one place that shapes them: a cell
+(:func:`make_cell`), the result of running one (:func:`run_cell`, which turns every
+outcome — a solution, a solver exception, an invalid solution, a declined problem
+— into a result dict), the result of a cell that produced nothing
+(:func:`failed_result`), and the store row of a finished cell (:func:`result_row`).
+Timeouts and crashes are handled one level up, by the sandbox that hosts the run
+(:mod:`harness.bench.sandbox`).
 """
 from __future__ import annotations
 
@@ -38,6 +41,33 @@ def make_cell(*, suite: str, instance: Any, solver: str, params: dict[str, Any],
         "evaluations": evaluations,
         "threads": int(threads),
     }
+
+
+def result_row(cell: dict[str, Any], result: dict[str, Any], commit: str | None,
+               extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``runs`` row of a finished cell: the cell's identity, then the result's outcome and
+    provenance (its ISO times are parsed by :meth:`Store.record`)."""
+    row = {
+        "cell_key": cell["key"], "suite": cell["suite"], "instance": cell["instance"],
+        "instance_spec": cell["fields"], "kind": cell["kind"], "solver": cell["solver"],
+        "params": cell["params"], "params_tag": cell["params_tag"], "seed": cell["seed"],
+        "time_limit_s": cell["time_limit"], "git_commit": commit,
+    }
+    for key in ("status", "error", "objective", "diameter", "aspl", "metrics", "elapsed_s", "evaluations",
+                "solution", "hopbench_version", "python_version", "numpy_version", "numba_version", "host",
+                "cores", "started_at", "finished_at"):
+        row[key] = result.get(key)
+    row.update(extra or {})
+    return row
+
+
+def failed_result(cell: dict[str, Any], status: str, error: str, *, elapsed_s: float | None = None,
+                  started_at: str | None = None) -> dict[str, Any]:
+    """The result of a cell that produced nothing: killed (``timeout``), or its worker or executor failed."""
+    from harness.bench.store import now
+
+    return {"key": cell["key"], "status": status, "error": error, "elapsed_s": elapsed_s,
+            "started_at": started_at, "finished_at": now().isoformat(), "trace": []}
 
 
 def hard_limit(cell: dict[str, Any]) -> float:

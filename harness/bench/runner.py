@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness._paths import REPO_ROOT
-from harness.bench.cells import make_cell
+from harness.bench.cells import failed_result, make_cell, result_row
 from harness.bench.store import Store, params_tag
 from harness.bench.suites import Suite
 from harness.errors import HopbenchError
@@ -150,23 +150,6 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
-def result_row(cell: dict[str, Any], result: dict[str, Any], commit: str | None,
-               extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The ``runs`` row for a finished cell (its ISO times are parsed by :meth:`Store.record`)."""
-    row = {
-        "cell_key": cell["key"], "suite": cell["suite"], "instance": cell["instance"],
-        "instance_spec": cell["fields"], "kind": cell["kind"], "solver": cell["solver"],
-        "params": cell["params"], "params_tag": cell["params_tag"], "seed": cell["seed"],
-        "time_limit_s": cell["time_limit"], "git_commit": commit,
-    }
-    for key in ("status", "error", "objective", "diameter", "aspl", "metrics", "elapsed_s", "evaluations",
-                "solution", "hopbench_version", "python_version", "numpy_version", "numba_version", "host",
-                "cores", "started_at", "finished_at"):
-        row[key] = result.get(key)
-    row.update(extra or {})
-    return row
-
-
 def make_executor(jobs: int, scheduler: str | None):
     """Local threads driving sandboxes, or a Dask distributed client's executor."""
     if scheduler is None:
@@ -213,8 +196,7 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
             try:
                 result = fut.result()
             except Exception as exc:  # the executor itself failed this cell (e.g. a lost Dask worker)
-                result = {"key": cell["key"], "status": "error", "error": f"executor: {type(exc).__name__}: {exc}",
-                          "trace": []}
+                result = failed_result(cell, "error", f"executor: {type(exc).__name__}: {exc}")
             store.record(result_row(cell, result, commit, extra), result.get("trace") or [])
             report.ran += 1
             report.statuses[result["status"]] += 1

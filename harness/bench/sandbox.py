@@ -27,7 +27,7 @@ import weakref
 from typing import Any
 
 from harness._paths import REPO_ROOT
-from harness.bench.cells import hard_limit, warm_up_limit
+from harness.bench.cells import failed_result, hard_limit, warm_up_limit
 
 #: seconds a new child may take to import harness, solvers and numba
 STARTUP_TIMEOUT = 300.0
@@ -164,16 +164,14 @@ def run_isolated(cell: dict[str, Any]) -> dict[str, Any]:
             error = (f"killed after {waited:.1f} s in the solver's one-time warm-up (JIT compilation and a "
                      f"minimal run), which may take {warm_up_limit(cell):g} s")
         else:
-            error = (f"killed after {waited:.1f} s: still running at the hard limit of 1.2 x "
-                     f"{cell['time_limit']:g} s + 5 s")
+            error = f"killed after {waited:.1f} s: still running at the hard limit of a {cell['time_limit']:g} s cell"
         status = "timeout"
     except _Died as exc:
         tail = box.stderr_tail()
         box.kill()
         _local.box = None
         status, error = "error", f"worker process died (exit code {exc.args[0]})" + (f": {tail}" if tail else "")
-    return {"key": cell["key"], "status": status, "error": error, "elapsed_s": time.monotonic() - box.clock,
-            "started_at": started.isoformat(), "finished_at": now().isoformat(), "trace": []}
+    return failed_result(cell, status, error, elapsed_s=time.monotonic() - box.clock, started_at=started.isoformat())
 
 
 def close_all() -> None:

@@ -1,108 +1,78 @@
 """The results database: one SQLAlchemy URL (SQLite file by default, PostgreSQL for a shared store).
 
-Two tables.  ``runs`` has one row per cell (instance x solver x params x
-seed), keyed by a unique ``cell_key``; recording a cell again (``--rerun``)
-replaces its row, so every cell is recorded exactly once.  ``traces`` holds the
-anytime points of each run.  Only the coordinating process writes, one
+Three tables (:mod:`harness.bench.schema`).  ``runs`` has one row per cell
+(instance x solver x params x seed), keyed by a unique ``cell_key``; recording a
+cell again (``--rerun``) replaces its row, so every cell is recorded exactly once.
+``traces`` holds the anytime points of each run, ``tuned_params`` the best
+parameters of tuning studies.  Only the coordinating process writes, one
 transaction per cell, so an interrupted run loses at most the cells in flight.
 SQLite files run in WAL mode (readers never block the writer).
+
+The schema is versioned by Alembic migrations (``harness/bench/migrations/``) in a
+version table of hopbench's own name, ``hopbench_alembic_version`` (an Optuna study
+in the same database keeps its ``alembic_version``).  How :meth:`Store.open` treats
+what it finds:
+
+- an empty database gets every migration (the tables are created);
+- a store made before versioning (a ``runs`` table, no version) counts as revision
+  0001, the layout of those releases;
+- a store of this release's revision (``schema.HEAD``) is used as it is; this is the
+  common case, and it costs one ``SELECT`` (Alembic is imported only to create,
+  stamp or upgrade a store);
+- a store of a newer revision, or of one this release does not know, is refused with
+  a one-line error, whatever the mode;
+- an older store: ``mode="write"`` (commands that write: ``run``, ``tune``, the target
+  of ``results --merge-from``) upgrades it in place, stamping a pre-versioning store
+  first; ``mode="read"`` (``results``, ``board``, the source of a merge) reads it as it
+  is and changes nothing, so that looking at a store shared with an older release
+  does not lock that release out.  The first write through a store opened for
+  reading (``record``, ``save_tuned``) upgrades it then.
+
+A later revision must therefore keep the readers working on the older layouts it
+upgrades from (for example, select only the columns such a store has).  Schema
+changes run in one transaction under a lock (SQLite: ``BEGIN IMMEDIATE``;
+PostgreSQL: an advisory lock), so processes that open the same new store at once
+create it once.
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from pathlib import Path
+from typing import Any, Iterable, Literal
 
-from sqlalchemy import (
-    Column,
-    DateTime,
-    Float,
-    ForeignKey,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    create_engine,
-    delete,
-    event,
-    insert,
-    select,
+from sqlalchemy import create_engine, delete, event, insert, inspect, select, text
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.pool import NullPool
+
+from harness.bench.schema import (  # the tables are imported from here too (harness.report.board)
+    HEAD,
+    REVISIONS,
+    RUN_COLUMNS,
+    VERSION_TABLE,
+    metadata,
+    runs,
+    traces,
+    tuned,
+    version_table,
 )
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
-
 from harness.documents import json_default, strict_json
 from harness.errors import HopbenchError
 
 DEFAULT_URL = "sqlite:///hopbench.db"
 STATUSES = ("ok", "error", "timeout", "skipped")
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+#: what ``Store.open`` may find besides a known revision
+EMPTY, UNVERSIONED = "empty", "unversioned"
+#: PostgreSQL advisory lock held while the schema changes ("hopb" in ASCII)
+_SCHEMA_LOCK = 0x686F7062
 
-metadata = MetaData()
-
-runs = Table(
-    "runs", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("cell_key", String(512), nullable=False, unique=True),
-    Column("suite", String(128), nullable=False, index=True),
-    Column("instance", String(256), nullable=False, index=True),
-    Column("instance_spec", Text, nullable=False),  # JSON of the instance fields
-    Column("kind", String(32), nullable=False),
-    Column("solver", String(64), nullable=False, index=True),
-    Column("params", Text, nullable=False),  # JSON, keys sorted
-    Column("params_tag", String(256), nullable=False),
-    Column("seed", Integer, nullable=False),
-    Column("status", String(16), nullable=False),
-    Column("error", Text),
-    Column("objective", Float),
-    Column("diameter", Float),
-    Column("aspl", Float),
-    Column("metrics", Text),  # JSON: every metric the evaluation reported
-    Column("elapsed_s", Float),
-    Column("evaluations", Integer),
-    Column("time_limit_s", Float),
-    Column("solution", Text),  # the full solution document (JSON), re-verifiable
-    Column("study", String(128)),
-    Column("trial", Integer),
-    Column("hopbench_version", String(32)),
-    Column("git_commit", String(64)),
-    Column("python_version", String(32)),
-    Column("numpy_version", String(32)),
-    Column("numba_version", String(32)),
-    Column("host", String(128)),
-    Column("cores", Integer),
-    Column("started_at", DateTime(timezone=True)),
-    Column("finished_at", DateTime(timezone=True)),
-    # never reuse a run id on SQLite: a re-recorded cell (resume, --rerun, merge) gets a new one
-    sqlite_autoincrement=True,
-)
-
-traces = Table(
-    "traces", metadata,
-    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
-    Column("idx", Integer, primary_key=True),
-    Column("elapsed_s", Float, nullable=False),
-    Column("evaluations", Integer, nullable=False),
-    Column("value", Float),
-)
-
-tuned = Table(
-    "tuned_params", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("solver", String(64), nullable=False, index=True),
-    Column("study", String(128), nullable=False),
-    Column("suite", String(128)),
-    Column("params", Text, nullable=False),  # JSON
-    Column("value", Float),
-    Column("n_trials", Integer),
-    Column("created_at", DateTime(timezone=True)),
-)
-
-#: columns of the ``runs`` table that a result row may set
-RUN_COLUMNS = [c.name for c in runs.columns if c.name != "id"]
+Mode = Literal["write", "read"]
 
 
 def params_tag(params: dict[str, Any]) -> str:
@@ -138,45 +108,170 @@ def _set_sqlite_pragmas(dbapi_connection, _record) -> None:
     cur.close()
 
 
+def shown_url(url: str) -> str:
+    """``url`` fit for a message: the password masked."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL SQLAlchemy can parse: mask what looks like user:password@
+        return re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", url)
+
+
+def _reason(exc: BaseException) -> str:
+    return (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _newer(url: str, found: list[str]) -> HopbenchError:
+    version = ",".join(found)
+    if all(v.isdigit() for v in found) and max(map(int, found)) > int(HEAD):
+        what = f"newer than this hopbench knows ({HEAD})"
+    else:
+        what = f"which this hopbench does not know (it knows {', '.join(REVISIONS)})"
+    return HopbenchError(f"the results store {shown_url(url)} has schema version {version}, {what}; "
+                         f"upgrade hopbench, or use another --storage")
+
+
+def _revision(conn: Connection, url: str, *, in_transaction: bool = False) -> str:
+    """The store's revision, ``EMPTY`` or ``UNVERSIONED``; an unknown one raises the one-line error.
+
+    The common case costs one query: the version row is read straight away and the
+    catalogue is asked only when that fails -- except ``in_transaction``, where a failed
+    statement would abort the caller's transaction (PostgreSQL), so the catalogue comes first.
+    """
+    if in_transaction and not inspect(conn).has_table(VERSION_TABLE):
+        found = []
+    else:
+        try:
+            found = list(conn.execute(select(version_table.c.version_num)).scalars())
+        except DBAPIError:
+            if in_transaction:
+                raise
+            conn.rollback()  # PostgreSQL aborts the transaction of a failed statement
+            if inspect(conn).has_table(VERSION_TABLE):
+                raise  # the table is there: the failure is something else (permissions, a dropped connection)
+            found = []
+    if not found:  # never versioned, or nothing at all yet
+        return UNVERSIONED if inspect(conn).has_table(runs.name) else EMPTY
+    if len(found) > 1 or found[0] not in REVISIONS:
+        raise _newer(url, found)
+    return found[0]
+
+
+def _schema_engine(engine: Engine) -> Engine:
+    """An engine whose transactions hold the database's write lock, DDL included.
+
+    pysqlite neither begins a transaction before DDL nor takes the write lock at
+    BEGIN; SQLAlchemy's documented recipe hands both to SQLite, so concurrent first
+    opens queue on the lock (``busy_timeout``) instead of racing.  An in-memory SQLite
+    database lives in its one connection, which then serves as it is.
+    """
+    if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
+        return engine
+    locking = create_engine(engine.url, poolclass=NullPool)
+
+    @event.listens_for(locking, "connect")
+    def _connect(dbapi_connection, record) -> None:
+        _set_sqlite_pragmas(dbapi_connection, record)
+        dbapi_connection.isolation_level = None  # no implicit BEGIN/COMMIT from pysqlite
+
+    @event.listens_for(locking, "begin")
+    def _begin(conn) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return locking
+
+
+def _upgrade(engine: Engine, url: str) -> str:
+    """Create, stamp or upgrade the store to ``HEAD`` in one locked transaction; returns ``HEAD``."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    schema_engine = _schema_engine(engine)
+    try:
+        for attempt in range(4):
+            try:
+                with schema_engine.begin() as conn:
+                    if conn.dialect.name == "postgresql":
+                        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+                    # look again, under the lock: another process may have been first
+                    found = _revision(conn, url, in_transaction=True)
+                    if found == HEAD:
+                        return HEAD
+                    config.attributes["connection"] = conn
+                    if found == UNVERSIONED:
+                        # releases before versioning ran create_all at every open, so a store of theirs
+                        # lacking a later table (tuned_params came with tuning) got it; so does this one
+                        metadata.create_all(conn, checkfirst=True)
+                        command.stamp(config, REVISIONS[0])
+                    command.upgrade(config, "head")
+                return HEAD
+            except SQLAlchemyError as exc:
+                reason = _reason(exc)
+                if attempt < 3 and ("duplicate" in reason.lower() or "already exists" in reason.lower()):
+                    # a database without a schema lock here: another process created the same
+                    # tables at the same moment (PostgreSQL reports it as a duplicate catalogue
+                    # row); the next look sees them
+                    time.sleep(0.2 * (attempt + 1))
+                    continue
+                raise HopbenchError(f"cannot create or upgrade the tables of the results store {shown_url(url)} "
+                                    f"to schema version {HEAD}: {reason}; check that you may write to it") from None
+        raise HopbenchError(f"cannot create the tables of the results store {shown_url(url)}; try again")
+    finally:
+        if schema_engine is not engine:
+            schema_engine.dispose()
+
+
 @dataclass
 class Store:
     url: str
     engine: Engine
+    #: the schema revision the store had when opened (``UNVERSIONED``: made before versioning); a
+    #: store opened for reading stays as it was until the first write upgrades it
+    revision: str = HEAD
 
     @classmethod
-    def open(cls, url: str | None = None) -> "Store":
-        """Connect (creating the tables if needed); an unusable URL is a one-line error."""
+    def open(cls, url: str | None = None, *, mode: Mode = "write") -> "Store":
+        """Connect, creating the tables of an empty database; an unusable URL is a one-line error.
+
+        ``mode="write"`` brings an older store up to this release's schema; ``mode="read"``
+        reads it as it is (see the module's docstring).  A store of a newer schema is
+        refused either way.
+        """
+        if mode not in ("write", "read"):
+            raise ValueError(f"mode must be 'write' or 'read', got {mode!r}")
         url = url or DEFAULT_URL
         try:
             engine = create_engine(url, future=True, pool_pre_ping=True)
         except (ArgumentError, NoSuchModuleError, ValueError) as exc:
-            raise HopbenchError(f"invalid storage URL {url!r} ({exc}); use e.g. sqlite:///hopbench.db or "
-                                f"postgresql://user:password@host/dbname") from None
+            reason = str(exc).replace(url, shown_url(url))
+            raise HopbenchError(f"invalid storage URL {shown_url(url)!r} ({reason}); use e.g. sqlite:///hopbench.db "
+                                f"or postgresql://user:password@host/dbname") from None
         except ModuleNotFoundError as exc:
-            raise HopbenchError(f"storage URL {url!r} needs the Python package {exc.name!r}; install it") from None
+            raise HopbenchError(f"storage URL {shown_url(url)!r} needs the Python package {exc.name!r}; "
+                                f"install it") from None
         if engine.dialect.name == "sqlite":
             event.listen(engine, "connect", _set_sqlite_pragmas)
-        for attempt in range(4):
-            try:
-                metadata.create_all(engine)
-                break
-            except SQLAlchemyError as exc:
-                reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
-                if attempt < 3 and ("duplicate" in reason.lower() or "already exists" in reason.lower()):
-                    # another process created the same tables at the same moment (PostgreSQL
-                    # reports the race as a duplicate catalogue row); the next look sees them
-                    time.sleep(0.2 * (attempt + 1))
-                    continue
-                raise HopbenchError(f"cannot open the results store {url!r}: {reason}; check the URL, the path "
-                                    f"and write permissions") from None
-        else:
-            raise HopbenchError(f"cannot create the tables of the results store {url!r}; try again")
-        return cls(url, engine)
+        try:
+            with engine.connect() as conn:
+                revision = _revision(conn, url)
+        except SQLAlchemyError as exc:
+            raise HopbenchError(f"cannot open the results store {shown_url(url)!r}: {_reason(exc)}; check the URL, "
+                                f"the path and write permissions") from None
+        if revision == EMPTY or (mode == "write" and revision != HEAD):
+            revision = _upgrade(engine, url)
+        return cls(url, engine, revision)
+
+    def _writable(self) -> None:
+        """Upgrade a store opened for reading before its first write."""
+        if self.revision != HEAD:
+            self.revision = _upgrade(self.engine, self.url)
 
     # ------------------------------------------------------------------ writing
 
     def record(self, row: dict[str, Any], trace: Iterable[tuple[float, int, float]] = ()) -> int:
         """Insert one cell's result (replacing an earlier row of the same cell) in one transaction."""
+        self._writable()
         values = {k: row.get(k) for k in RUN_COLUMNS}
         for key in ("objective", "diameter", "aspl", "elapsed_s"):
             values[key] = _finite(values[key])
@@ -220,13 +315,14 @@ class Store:
         wanted = None if keys is None else set(keys)
         return {k: s for k, s in rows if wanted is None or k in wanted}
 
-    def dataframe(self, *, suite: str | None = None, solvers: list[str] | None = None,
-                  study: str | None = None, with_solutions: bool = True):
-        """The runs as a pandas DataFrame (one row per cell)."""
-        import pandas as pd
+    def records(self, *, suite: str | None = None, solvers: list[str] | None = None, study: str | None = None,
+                with_solutions: bool = True) -> list[dict[str, Any]]:
+        """The runs as plain dicts (one per cell, in recording order), keyed by the ``runs`` columns.
 
-        cols = [c for c in runs.columns if with_solutions or c.name != "solution"]
-        query = select(*cols).order_by(runs.c.id)
+        Values are as the database returns them (JSON columns stay text, times are
+        datetimes, a missing value is None); no pandas, so ``hopbench results`` starts fast.
+        """
+        query = select(*_run_columns(with_solutions)).order_by(runs.c.id)
         if suite:
             query = query.where(runs.c.suite == suite)
         if solvers:
@@ -234,22 +330,41 @@ class Store:
         if study:
             query = query.where(runs.c.study == study)
         with self.engine.connect() as conn:
-            rows = conn.execute(query).mappings().all()
-        return pd.DataFrame([dict(r) for r in rows], columns=[c.name for c in cols])
+            return [dict(r) for r in conn.execute(query).mappings()]
 
-    def traces_dataframe(self, run_ids: Iterable[int] | None = None):
+    def dataframe(self, *, suite: str | None = None, solvers: list[str] | None = None,
+                  study: str | None = None, with_solutions: bool = True):
+        """The runs as a pandas DataFrame (one row per cell)."""
         import pandas as pd
 
+        rows = self.records(suite=suite, solvers=solvers, study=study, with_solutions=with_solutions)
+        return pd.DataFrame(rows, columns=[c.name for c in _run_columns(with_solutions)])
+
+    def trace_records(self, run_ids: Iterable[int] | None = None) -> list[dict[str, Any]]:
+        """The anytime points (``run_id, idx, elapsed_s, evaluations, value``) of every run or of ``run_ids``."""
         query = select(traces).order_by(traces.c.run_id, traces.c.idx)
         if run_ids is not None:
             query = query.where(traces.c.run_id.in_(list(run_ids)))
         with self.engine.connect() as conn:
-            rows = conn.execute(query).mappings().all()
-        return pd.DataFrame([dict(r) for r in rows], columns=[c.name for c in traces.columns])
+            return [dict(r) for r in conn.execute(query).mappings()]
+
+    def traces_dataframe(self, run_ids: Iterable[int] | None = None):
+        import pandas as pd
+
+        return pd.DataFrame(self.trace_records(run_ids), columns=[c.name for c in traces.columns])
+
+    def tuned_records(self, solver: str | None = None) -> list[dict[str, Any]]:
+        """The saved tuning results (``params`` as JSON text), oldest first."""
+        query = select(tuned).order_by(tuned.c.id)
+        if solver:
+            query = query.where(tuned.c.solver == solver)
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
 
     def save_tuned(self, *, solver: str, study: str, suite: str | None, params: dict[str, Any], value: float,
                    n_trials: int) -> None:
         """Remember a tuning study's best parameters (one row per save)."""
+        self._writable()
         with self.engine.begin() as conn:
             conn.execute(insert(tuned).values(solver=solver, study=study, suite=suite,
                                               params=json.dumps(params, sort_keys=True), value=_finite(value),
@@ -257,6 +372,15 @@ class Store:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _run_columns(with_solutions: bool) -> list:
+    return [c for c in runs.columns if with_solutions or c.name != "solution"]
+
+
+def run_column_names(with_solutions: bool = True) -> list[str]:
+    """The keys of :meth:`Store.records` rows, in table order."""
+    return [c.name for c in _run_columns(with_solutions)]
 
 
 def now() -> datetime:
@@ -272,25 +396,26 @@ def merge(source_url: str, target_url: str) -> int:
     stores of several machines therefore gives one row per cell, whatever the order
     of the merges.
     """
-    import pandas as pd
-
-    src, dst = Store.open(source_url), Store.open(target_url)
-    df = src.dataframe()
-    tr = src.traces_dataframe()
-    by_run = {rid: list(zip(g.elapsed_s, g.evaluations, g.value)) for rid, g in tr.groupby("run_id")} if len(tr) else {}
-    with dst.engine.connect() as conn:
-        existing = {k: (s == "ok", _utc(f)) for k, s, f in
-                    conn.execute(select(runs.c.cell_key, runs.c.status, runs.c.finished_at)).all()}
-    copied = 0
-    for row in df.to_dict("records"):
-        rid = row.pop("id")
-        row = {k: (None if pd.isna(v) else v) for k, v in row.items()}  # NaN and NaT mean "no value"
-        theirs = existing.get(row["cell_key"])
-        if theirs is not None and theirs > (row["status"] == "ok", _utc(row["finished_at"])):
-            continue
-        dst.record(row, by_run.get(rid, []))
-        copied += 1
-    return copied
+    src, dst = Store.open(source_url, mode="read"), Store.open(target_url)
+    try:
+        by_run: dict[int, list[tuple[float, int, float | None]]] = {}
+        for p in src.trace_records():
+            by_run.setdefault(p["run_id"], []).append((p["elapsed_s"], p["evaluations"], p["value"]))
+        with dst.engine.connect() as conn:
+            existing = {k: (s == "ok", _utc(f)) for k, s, f in
+                        conn.execute(select(runs.c.cell_key, runs.c.status, runs.c.finished_at)).all()}
+        copied = 0
+        for row in src.records():
+            rid = row.pop("id")
+            theirs = existing.get(row["cell_key"])
+            if theirs is not None and theirs > (row["status"] == "ok", _utc(row["finished_at"])):
+                continue
+            dst.record(row, by_run.get(rid, []))
+            copied += 1
+        return copied
+    finally:
+        src.close()
+        dst.close()
 
 
 def as_utc(moment: Any) -> datetime | None:
@@ -300,9 +425,7 @@ def as_utc(moment: Any) -> datetime | None:
     without the offset; aware ones (e.g. from a PostgreSQL server in another
     time zone) are converted.
     """
-    import pandas as pd
-
-    if moment is None or (not isinstance(moment, str) and pd.isna(moment)):
+    if moment is None or moment != moment:  # None, NaN or NaT (neither equals itself)
         return None
     if isinstance(moment, str):
         moment = datetime.fromisoformat(moment)

@@ -39,6 +39,7 @@ from typing import Any
 
 from harness._paths import TUNED_DIR as PUBLISHED_TUNED_DIR
 from harness.errors import HopbenchError
+from harness.problems.registry import get_kind
 
 SAMPLERS = ("tpe", "random", "grid")
 MAX_STUDY_NAME = 128
@@ -180,8 +181,9 @@ def grid_space(space: dict[str, Any], points: int = 5) -> dict[str, list[Any]]:
 # --------------------------------------------------------------------------- references and gaps
 
 
-def reference_values(instances, store, suite_name: str) -> dict[str, float]:
-    """Best known objective per instance: recorded runs, suite annotations, else a lower bound."""
+def best_known_objectives(instances, store, suite_name: str) -> dict[str, float]:
+    """Best known objective per instance — recorded runs, suite annotations, published objective values,
+    else the kind's lower bound: the reference a trial's gaps are measured from (frozen in the study)."""
     df = store.dataframe(suite=suite_name, with_solutions=False)
     ok = df[(df.status == "ok") & df.objective.notna()] if len(df) else df
     best_recorded = ok.groupby("instance").objective.min().to_dict() if len(ok) else {}
@@ -195,14 +197,16 @@ def reference_values(instances, store, suite_name: str) -> dict[str, float]:
 
 
 def _lower_bound(inst) -> float:
-    bound = inst.problem().objective_lower_bound()
+    bound = get_kind(inst.kind).lower_bound(inst.problem())
     if bound is not None and math.isfinite(bound):
         return float(bound)
     raise HopbenchError(f"instance {inst.id} has no best known value and no lower bound; record a run of it first "
                         f"(hopbench run --suite {inst.suite} --instances '{inst.id}')")
 
 
-def relative_gap(result: dict[str, Any], reference: float) -> float:
+def trial_gap(result: dict[str, Any], reference: float) -> float:
+    """A run's share of a trial's value: its relative gap to the reference (a failed run counts as
+    FAILURE_GAP; a reference of 0 or less gives the plain difference)."""
     value = result.get("objective")
     if result.get("status") != "ok" or value is None or not math.isfinite(value):
         return FAILURE_GAP
@@ -299,7 +303,7 @@ def _prepare(cfg: TuneConfig) -> None:
         study.set_user_attr("seeds", cfg.seeds)
         study.set_user_attr("budget", budget)
         # written last: a worker on another machine that sees it sees every attribute above
-        study.set_user_attr("reference", reference_values(instances, store, suite.name))
+        study.set_user_attr("reference", best_known_objectives(instances, store, suite.name))
     else:
         _check_same_study(cfg, attrs, [i.id for i in instances], budget)
     if cfg.sampler != "grid":
@@ -333,8 +337,8 @@ def _objective_factory(cfg: TuneConfig):
     import optuna
 
     import solvers
-    from harness.bench.cells import make_cell
-    from harness.bench.runner import effective_time_limit, git_commit, result_row, threads_per_worker
+    from harness.bench.cells import make_cell, result_row
+    from harness.bench.runner import effective_time_limit, git_commit, threads_per_worker
     from harness.bench.sandbox import run_isolated
     from harness.bench.store import Store, params_tag
 
@@ -368,7 +372,7 @@ def _objective_factory(cfg: TuneConfig):
                 store.record(result_row(cell, result, commit, {"study": trial.study.study_name,
                                                                "trial": trial.number}),
                              result.get("trace") or [])
-                per_seed.append(relative_gap(result, reference[inst.id]))
+                per_seed.append(trial_gap(result, reference[inst.id]))
             gap = sum(per_seed) / len(per_seed)
             gaps.append(gap)
             trial.report(gap, step=step)

@@ -65,3 +65,26 @@ def fmt_number(x: float, digits: int = 6) -> str:
     if float(x).is_integer():
         return str(int(x))
     return f"{x:.{digits}f}"
+
+
+def add_solver_options(p: argparse.ArgumentParser, *, output: str, json_help: str) -> None:
+    """The options of a command that runs one solver once (``solve``, ``route``)."""
+    p.add_argument("--seed", type=seed_value, default=0)
+    p.add_argument("--time-limit", type=str, default=None, metavar="SEC", help="wall-clock budget in seconds")
+    p.add_argument("--param", action="extend", nargs="+", default=[], metavar="K=V", help="solver parameters")
+    p.add_argument("-o", "--output", metavar="FILE", help=f"write the {output} JSON here")
+    p.add_argument("--json", action="store_true", help=json_help)
+
+
+def run_solver(solver: Any, problem: Any, args: argparse.Namespace) -> Any:
+    """Run ``solver`` once on ``problem`` under ``--time-limit``, its kernels compiled before the clock
+    starts; returns the run's outcome (solution, trace, evaluations, elapsed time)."""
+    import solvers
+    from solvers.contract.budget import Budget
+    from solvers.contract.execution import execute
+    from solvers.contract.warmup import warm_up_solver
+
+    budget = Budget(time_s=positive_seconds(args.time_limit) if args.time_limit is not None else None)
+    if budget.time_s is not None and solvers.is_builtin(solver.name):
+        warm_up_solver(solver.name, dict(solver.config))
+    return execute(solver, problem, seed=args.seed, budget=budget)

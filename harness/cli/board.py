@@ -61,10 +61,11 @@ def run(args: argparse.Namespace) -> int:
 
     from harness.bench.store import Store
     from harness.errors import HopbenchError
-    from harness.report.leaderboard import DEFAULT_COMPRESS_OVER, build_board, write_board
+    from harness.report.board import build_board
     from harness.report.site import SITE_DIR, write_site
+    from harness.report.writer import DEFAULT_COMPRESS_OVER, write_board
 
-    store = Store.open(args.storage)
+    store = Store.open(args.storage, mode="read")
     out = Path(args.output)
     if out.exists() and not out.is_dir():
         raise HopbenchError(f"-o {out} is a file; give a directory")

@@ -19,14 +19,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.engine.distances import summary
+    from harness.engine.summary import summary  # numpy below 1,000 vertices: no numba to load
     from harness.errors import HopbenchError
     from harness.graphs.bounds import lower_bounds
-    from harness.graphs.topologies import parse_spec, read_edge_file
+    from harness.problems import networks
 
     if (args.edgefile is None) == (args.topology is None):
         raise HopbenchError("give either an edge file or --topology SPEC (exactly one)")
-    g = read_edge_file(args.edgefile) if args.edgefile else parse_spec(args.topology)
+    g = (networks.from_edge_file(args.edgefile) if args.edgefile else networks.from_topology(args.topology)).graph
     s = summary(g)
     lb_d, lb_a = lower_bounds(g.n, g.max_degree)
     doc = {"n": g.n, "m": g.m, "max_degree": g.max_degree, "connected": s.connected,

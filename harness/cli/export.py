@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+#: :data:`harness.report.exports.FORMATS`, repeated here so that ``--help`` need not import numpy
+#: (tests/harness/report/test_exports.py checks the two agree)
+FORMATS = ("golf", "graphml", "anynet", "json")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from harness.report.exports import FORMATS
-
     p = sub.add_parser("export", help="export a solution's network or a routing table (golf, graphml, anynet, json)",
                        description="Export the network of a hopbench solution file (base + shortcuts), the torus "
                                    "of a routing-table file, or a topology spec, for simulators; or a routing "

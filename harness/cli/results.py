@@ -1,9 +1,24 @@
-"""``hopbench results``: the recorded runs as a table, CSV, Parquet or JSON."""
+"""``hopbench results``: the recorded runs as a table, CSV, Parquet or JSON.
+
+Table, CSV and JSON are rendered from the store's plain rows (:meth:`Store.records`),
+without pandas: the command is a quick look and must start fast.  The table and the
+CSV are what pandas' ``to_string`` / ``to_csv`` printed before, byte for byte (a
+column's format follows its values, e.g. an integer column with a missing value
+prints as floats); JSON has the same values, with integers written as integers and
+a missing time as ``null``.  Parquet still goes through pandas.  The store is opened
+for reading (an older store is read as it is), or for writing with ``--merge-from``.
+"""
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
+import os
+import re
 import sys
+from datetime import datetime
+from typing import Any
 
 from harness.cli._common import output_file, print_json
 
@@ -12,11 +27,13 @@ JSON_COLUMNS = ["instance", "suite", "solver", "params", "params_tag", "seed", "
                 "hopbench_version", "git_commit", "host", "started_at", "finished_at"]
 TABLE_COLUMNS = ["instance", "solver", "params_tag", "seed", "status", "objective", "diameter", "aspl",
                  "elapsed_s", "error"]
+MAX_COLWIDTH = 60  # a longer cell of the table is cut to 57 characters and "..."
+DIGITS = 6  # decimals of the table's floats before trailing zeros are trimmed
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("results", help="show or export recorded runs",
-                       description="The recorded runs as a pandas DataFrame: printed or written to a file.")
+                       description="The recorded runs, printed as a table or written as CSV, JSON or Parquet.")
     p.add_argument("--suite", metavar="S")
     p.add_argument("--solver", metavar="A,B", help="comma-separated solver names")
     p.add_argument("--format", choices=["table", "csv", "parquet", "json"], default="table")
@@ -27,17 +44,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.bench.store import Store, merge
+    from harness.bench.store import Store, merge, run_column_names, shown_url
     from harness.errors import HopbenchError
 
-    store = Store.open(args.storage)
+    store = Store.open(args.storage, mode="write" if args.merge_from else "read")
     if args.merge_from:
         copied = merge(args.merge_from, store.url)
-        print(f"merged {copied} run(s) from {args.merge_from}", file=sys.stderr)
+        print(f"merged {copied} run(s) from {shown_url(args.merge_from)}", file=sys.stderr)
     solver_names = [s.strip() for s in args.solver.split(",")] if args.solver else None
     # solution documents can be large; only the formats that print them load them
-    df = store.dataframe(suite=args.suite, solvers=solver_names, with_solutions=args.format in ("json", "parquet"))
-    if solver_names and not len(df):
+    with_solutions = args.format in ("json", "parquet")
+    selection = dict(suite=args.suite, solvers=solver_names, with_solutions=with_solutions)
+    if args.format == "parquet":
+        df = store.dataframe(**selection)
+        empty = not len(df)
+    else:
+        rows = store.records(**selection)
+        empty = not rows
+    if solver_names and empty:
         import solvers
 
         unknown = [s for s in solver_names if s not in solvers.names()]
@@ -51,27 +75,145 @@ def run(args: argparse.Namespace) -> int:
         df.to_parquet(out, index=False)
         return 0
     if args.format == "json":
-        rows = []
-        for rec in df.to_dict("records"):
-            row = {k: rec.get(k) for k in JSON_COLUMNS}
-            for key in ("params", "metrics", "solution"):
-                row[key] = json.loads(row[key]) if isinstance(row[key], str) else row[key]
-            for key in ("started_at", "finished_at"):
-                row[key] = row[key].isoformat() if hasattr(row[key], "isoformat") else None
-            rows.append(row)
+        docs = [json_row(r) for r in rows]
         if out is not None:
             from harness.documents import strict_json
 
-            out.write_text(json.dumps(strict_json(rows), indent=1) + "\n")
+            out.write_text(json.dumps(strict_json(docs), indent=1) + "\n")
         else:
-            print_json(rows)
+            print_json(docs)
         return 0
     if args.format == "csv":
-        text = df.to_csv(index=False)
+        text = csv_text(rows, run_column_names(with_solutions))
     else:
-        text = df[TABLE_COLUMNS].to_string(index=False, max_colwidth=60) if len(df) else "(no runs recorded)"
+        text = table_text(rows, TABLE_COLUMNS) if rows else "(no runs recorded)"
     if out is not None:
         out.write_text(text if text.endswith("\n") else text + "\n")
     else:
         print(text)
     return 0
+
+
+def json_row(row: dict[str, Any]) -> dict[str, Any]:
+    """One run as ``--format json`` writes it: JSON columns decoded, times in ISO 8601."""
+    doc = {k: row.get(k) for k in JSON_COLUMNS}
+    for key in ("params", "metrics", "solution"):
+        doc[key] = json.loads(doc[key]) if isinstance(doc[key], str) else doc[key]
+    for key in ("started_at", "finished_at"):
+        doc[key] = doc[key].isoformat() if isinstance(doc[key], datetime) else None
+    return doc
+
+
+# ---------------------------------------------------------------------------- table and CSV
+# A column is formatted as a whole, the way pandas infers a column's type from its values:
+# numbers with a missing one are floats, a column with nothing in it prints "None".
+
+
+def _kind(values: list[Any]) -> str:
+    present = [v for v in values if v is not None]
+    if not present:
+        return "none"
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return "int" if len(present) == len(values) else "float"
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return "float"
+    if all(isinstance(v, datetime) for v in present):
+        return "datetime"
+    return "text"
+
+
+def _column(rows: list[dict[str, Any]], name: str) -> list[Any]:
+    return [r.get(name) for r in rows]
+
+
+_DECIMAL = re.compile(r"^\s*[+-]?[0-9]+\.[0-9]*$")
+
+
+def _table_floats(values: list[float | None]) -> list[str]:
+    """A float column as pandas prints it: 6 decimals, trailing zeros trimmed alike, NaN for none;
+    scientific notation when a value would show as 0 or a large one makes the column too wide."""
+    numbers = [v for v in values if v is not None]
+    cells = _trim_zeros(["NaN" if v is None else f"{v:.{DIGITS}f}" for v in values])
+    too_long = max(map(len, cells)) > DIGITS + 6
+    if any(0 < abs(v) < 10 ** -DIGITS for v in numbers) or (too_long and any(abs(v) > 1e6 for v in numbers)):
+        return ["NaN" if v is None else f"{v:.{DIGITS}e}" for v in values]
+    return cells
+
+
+def _trim_zeros(cells: list[str]) -> list[str]:
+    """Drop a trailing zero from every decimal number while all of them end in one; keep one decimal."""
+    decimal = [bool(_DECIMAL.match(c)) for c in cells]
+    while any(decimal) and all(c.endswith("0") for c, d in zip(cells, decimal) if d):
+        cells = [c[:-1] if d else c for c, d in zip(cells, decimal)]
+    return [c + "0" if d and c.endswith(".") else c for c, d in zip(cells, decimal)]
+
+
+def _table_cells(values: list[Any]) -> list[str]:
+    kind = _kind(values)
+    if kind == "none":
+        return ["None"] * len(values)
+    if kind == "int":
+        return [f"{v:d}" for v in values]
+    if kind == "float":
+        return _table_floats([None if v is None else float(v) for v in values])
+    if kind == "datetime":
+        return ["NaT" if v is None else c for v, c in zip(values, _csv_times(values))]
+    return ["NaN" if v is None else _ESCAPES.sub(lambda m: _ESCAPED[m.group()], str(v)) for v in values]
+
+
+_ESCAPED = {"\t": r"\t", "\n": r"\n", "\r": r"\r"}  # a table row stays one line
+_ESCAPES = re.compile("[\t\n\r]")
+
+
+def table_text(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    """The rows as a right-aligned text table (pandas' ``to_string(index=False, max_colwidth=60)``)."""
+    printed = []
+    for name in columns:
+        values = _column(rows, name)
+        cells = _table_cells(values)
+        header = " " + name if _kind(values) in ("int", "float") else name  # numbers leave room for a sign
+        width = min(max(len(header), *map(len, cells)), MAX_COLWIDTH)
+        cells = [c[:width - 3] + "..." if len(c) > width else c for c in cells]
+        printed.append([s.rjust(width) for s in [header, *cells]])
+    return "\n".join(" ".join(line) for line in zip(*printed))
+
+
+def _csv_times(values: list[datetime | None]) -> list[str]:
+    """Times as pandas writes a column of them: the date alone when every one is a midnight
+    without a time zone, otherwise the finest fraction of a second any of them needs (and
+    the UTC offset of aware ones, e.g. from PostgreSQL)."""
+    present = [v for v in values if v is not None]
+    aware = bool(present) and present[0].tzinfo is not None
+    if not aware and all(v.hour == v.minute == v.second == v.microsecond == 0 for v in present):
+        return ["" if v is None else v.strftime("%Y-%m-%d") for v in values]
+    if any(v.microsecond % 1000 for v in present):
+        digits = 6  # microseconds
+    elif any(v.microsecond for v in present):
+        digits = 3  # milliseconds
+    else:
+        digits = 0
+
+    def shown(v: datetime) -> str:
+        text = v.strftime("%Y-%m-%d %H:%M:%S") + (f".{v.microsecond:06d}"[:digits + 1] if digits else "")
+        return text + v.isoformat(timespec="seconds")[19:] if aware else text  # "+00:00"
+
+    return ["" if v is None else shown(v) for v in values]
+
+
+def _csv_cells(values: list[Any]) -> list[str]:
+    kind = _kind(values)
+    if kind == "float":
+        return ["" if v is None else repr(float(v)) for v in values]
+    if kind == "datetime":
+        return _csv_times(values)
+    return ["" if v is None else str(v) for v in values]
+
+
+def csv_text(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    """The rows as CSV with a header (pandas' ``to_csv(index=False)``)."""
+    cells = [_csv_cells(_column(rows, name)) for name in columns]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator=os.linesep)
+    writer.writerow(columns)
+    writer.writerows(zip(*cells))
+    return buffer.getvalue()

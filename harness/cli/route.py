@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli._common import fmt_number, output_file, parse_assignments, positive_seconds, print_json, seed_value
+from harness.cli._common import add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,11 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="angara: routes follow the Angara routing graph; minimal: any shortest walk")
     p.add_argument("--objective", default="max_load", choices=["max_load", "sigma4"])
     p.add_argument("--solver", required=True, metavar="NAME", help="dor, angara-bfs, angara-sssp, angara-ga")
-    p.add_argument("--seed", type=seed_value, default=0)
-    p.add_argument("--time-limit", type=str, default=None, metavar="SEC", help="wall-clock budget in seconds")
-    p.add_argument("--param", action="extend", nargs="+", default=[], metavar="K=V", help="solver parameters")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the routing table JSON here")
-    p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    add_solver_options(p, output="routing table", json_help="print the metrics as JSON")
     p.set_defaults(func=run)
 
 
@@ -35,21 +31,15 @@ def run(args: argparse.Namespace) -> int:
     from harness.documents import dumps
     from harness.errors import HopbenchError
     from harness.problems.routing import make_problem
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
-    from solvers.contract.warmup import warm_up_solver
 
     solver = solvers.create(args.solver, **parse_assignments(args.param))
     if "routing" not in solver.kinds:
         raise HopbenchError(f"solver {args.solver} does not build routing tables; use one of "
                             f"{', '.join(solvers.names('routing'))}")
-    budget = Budget(time_s=positive_seconds(args.time_limit) if args.time_limit is not None else None)
     problem = make_problem(args.torus, nodes=args.nodes, subset=args.subset, rules=args.rules,
                            objective=args.objective)
     out = output_file(args.output) if args.output else None
-    if budget.time_s is not None and solvers.is_builtin(solver.name):
-        warm_up_solver(solver.name, dict(solver.config))  # compile kernels before the clock starts
-    outcome = execute(solver, problem, seed=args.seed, budget=budget)
+    outcome = run_solver(solver, problem, args)
     table = outcome.solution
     if out is not None:
         out.write_text(dumps(table.to_dict(), indent=1) + "\n")

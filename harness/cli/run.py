@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from harness.bench.runner import execute_plan, make_executor, plan_matrix, summary_table
-    from harness.bench.store import Store
+    from harness.bench.store import Store, shown_url
     from harness.bench.suites import load_suite
     from harness.errors import HopbenchError
 
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
                        max_nodes=args.max_nodes)
     pool = make_executor(jobs, args.scheduler) if plan.todo else None  # an unreachable scheduler fails here
     print(f"suite {suite.name}: {len(plan.cells)} cells, {plan.skipped_done} already recorded, "
-          f"{len(plan.todo)} to run on {args.scheduler or f'{jobs} local worker(s)'}; store {store.url}",
+          f"{len(plan.todo)} to run on {args.scheduler or f'{jobs} local worker(s)'}; store {shown_url(store.url)}",
           file=sys.stderr)
     report = execute_plan(plan, store, jobs=jobs, scheduler=args.scheduler, progress=not args.no_progress,
                           executor=pool)

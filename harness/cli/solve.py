@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli._common import fmt_number, output_file, parse_assignments, positive_seconds, print_json, seed_value
+from harness.cli._common import add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,11 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--objective", default="aspl", choices=["aspl", "diameter", "golf", "ad"])
     p.add_argument("--family", default=None, metavar="NAME", help="problem family, e.g. equality")
     p.add_argument("--solver", required=True, metavar="NAME", help="solver name (see 'hopbench solvers')")
-    p.add_argument("--seed", type=seed_value, default=0)
-    p.add_argument("--time-limit", type=str, default=None, metavar="SEC", help="wall-clock budget in seconds")
-    p.add_argument("--param", action="extend", nargs="+", default=[], metavar="K=V", help="solver parameters")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the solution JSON here")
-    p.add_argument("--json", action="store_true", help="print the solution JSON")
+    add_solver_options(p, output="solution", json_help="print the solution JSON")
     p.set_defaults(func=run)
 
 
@@ -29,18 +25,12 @@ def run(args: argparse.Namespace) -> int:
     from harness.graphs.topologies import parse_spec
     from harness.problems.shortcut.problem import ShortcutProblem
     from harness.problems.shortcut.solution_file import solution_to_dict
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
-    from solvers.contract.warmup import warm_up_solver
 
     solver = solvers.create(args.solver, **parse_assignments(args.param))
-    budget = Budget(time_s=positive_seconds(args.time_limit) if args.time_limit is not None else None)
     problem = ShortcutProblem(parse_spec(args.base), args.cap, args.budget, args.objective, args.family,
                               base_spec=args.base)
     out = output_file(args.output) if args.output else None
-    if budget.time_s is not None and solvers.is_builtin(solver.name):
-        warm_up_solver(solver.name, dict(solver.config))  # compile kernels before the clock starts
-    outcome = execute(solver, problem, seed=args.seed, budget=budget)
+    outcome = run_solver(solver, problem, args)
     doc = solution_to_dict(outcome.solution)
     if out is not None:
         out.write_text(dumps(doc, indent=1) + "\n")

@@ -41,6 +41,7 @@ import numba as nb
 import numpy as np
 
 from harness.engine.bitops import popcount64, trailing_zeros64
+from harness.engine.small import DistanceSummary  # one result type for the numba and numpy paths
 from harness.graphs.graph import Graph
 
 #: sources per bit-parallel block = 64 * WORDS; 8 words (512 sources) keeps the
@@ -316,16 +317,19 @@ def _add_candidate_delta(D, x, y, inf, infbin, h, u_idx, u_dist, v_idx, v_dist):
                 h[nd] += 1
 
 
+@nb.njit(cache=True)
+def _candidate_delta(D, x, y, inf, infbin, h):
+    """:func:`_add_candidate_delta` with work arrays of its own (one set per parallel candidate)."""
+    n = D.shape[0]
+    _add_candidate_delta(D, x, y, inf, infbin, h, np.empty(n, np.int64), np.empty(n, np.int64),
+                         np.empty(n, np.int64), np.empty(n, np.int64))
+
+
 @nb.njit(cache=True, parallel=True)
 def _score_edges(D, xs, ys, inf, hist, infbin, base_total, out_total, out_unreach, out_diam):
-    n = D.shape[0]
     for c in nb.prange(xs.shape[0]):
-        u_idx = np.empty(n, np.int64)
-        u_dist = np.empty(n, np.int64)
-        v_idx = np.empty(n, np.int64)
-        v_dist = np.empty(n, np.int64)
         dh = np.zeros(infbin + 1, np.int64)
-        _add_candidate_delta(D, xs[c], ys[c], inf, infbin, dh, u_idx, u_dist, v_idx, v_dist)
+        _candidate_delta(D, xs[c], ys[c], inf, infbin, dh)
         total = base_total
         diam = 0
         for k in range(infbin):
@@ -338,31 +342,6 @@ def _score_edges(D, xs, ys, inf, hist, infbin, base_total, out_total, out_unreac
 
 
 # --------------------------------------------------------------------------- full APSP
-
-
-@dataclass(frozen=True)
-class DistanceSummary:
-    """Diameter and ASPL of a graph, with the exact integer sums behind them."""
-
-    n: int
-    total: int  #: sum of finite distances over unordered pairs
-    unreachable_pairs: int  #: unordered pairs with no path
-    max_finite: int  #: the largest finite distance
-
-    @property
-    def connected(self) -> bool:
-        return self.unreachable_pairs == 0
-
-    @property
-    def diameter(self) -> float:
-        return float(self.max_finite) if self.connected else math.inf
-
-    @property
-    def aspl(self) -> float:
-        pairs = self.n * (self.n - 1) // 2
-        if not self.connected:
-            return math.inf
-        return self.total / pairs if pairs else 0.0
 
 
 def _csr(g: Graph) -> tuple[np.ndarray, np.ndarray]:
@@ -434,7 +413,38 @@ class CandidateScores:
         return np.where(self.unreachable > 0, np.inf, out)
 
 
-class DistanceState:
+class HistogramMetrics:
+    """Diameter, ASPL and unreachable pairs of a kept distance matrix ``D``, read off its pair
+    histogram ``hist`` (the last bin counts unreachable pairs) and its ``total`` distance."""
+
+    D: np.ndarray
+    hist: np.ndarray
+    total: int
+
+    @property
+    def n(self) -> int:
+        return self.D.shape[0]
+
+    @property
+    def unreachable(self) -> int:
+        return int(self.hist[-1])
+
+    @property
+    def diameter(self) -> float:
+        if self.unreachable:
+            return math.inf
+        nz = np.flatnonzero(self.hist[:-1])
+        return float(nz[-1]) if nz.size else 0.0
+
+    @property
+    def aspl(self) -> float:
+        pairs = self.n * (self.n - 1) // 2
+        if self.unreachable:
+            return math.inf
+        return self.total / pairs if pairs else 0.0
+
+
+class DistanceState(HistogramMetrics):
     """A distance matrix kept exact while edges are added one at a time.
 
     ``hist[k]`` counts unordered pairs at distance k; the last bin counts
@@ -458,28 +468,6 @@ class DistanceState:
         infbin = bound + 1
         hist = _pair_histogram(D, np.iinfo(D.dtype).max, infbin)
         return cls(D, hist)
-
-    @property
-    def n(self) -> int:
-        return self.D.shape[0]
-
-    @property
-    def unreachable(self) -> int:
-        return int(self.hist[-1])
-
-    @property
-    def diameter(self) -> float:
-        if self.unreachable:
-            return math.inf
-        nz = np.flatnonzero(self.hist[:-1])
-        return float(nz[-1]) if nz.size else 0.0
-
-    @property
-    def aspl(self) -> float:
-        pairs = self.n * (self.n - 1) // 2
-        if self.unreachable:
-            return math.inf
-        return self.total / pairs if pairs else 0.0
 
     def add_edge(self, x: int, y: int) -> None:
         """Add edge x--y: update the matrix and the histogram in place."""
@@ -762,13 +750,8 @@ _PARALLEL_MIN_WORK = 1 << 21
 @nb.njit(cache=True, parallel=True)
 def _score_histograms(D, xs, ys, inf, hist, infbin, out):
     """out[c] = the pair-distance histogram after adding edge xs[c]--ys[c] alone."""
-    n = D.shape[0]
     for c in nb.prange(xs.shape[0]):
-        u_idx = np.empty(n, np.int64)
-        u_dist = np.empty(n, np.int64)
-        v_idx = np.empty(n, np.int64)
-        v_dist = np.empty(n, np.int64)
         h = out[c]
         for k in range(infbin + 1):
             h[k] = hist[k]
-        _add_candidate_delta(D, xs[c], ys[c], inf, infbin, h, u_idx, u_dist, v_idx, v_dist)
+        _candidate_delta(D, xs[c], ys[c], inf, infbin, h)

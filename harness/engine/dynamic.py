@@ -41,13 +41,13 @@ from harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
-import math
 
 import numba as nb
 import numpy as np
 
 from harness.engine.bitops import popcount64, trailing_zeros64
 from harness.engine.distances import (
+    HistogramMetrics,
     _add_candidate_delta,
     _apply_edge,
     _apply_edge_rows_serial,
@@ -404,7 +404,7 @@ def padded_adjacency(g: Graph, width: int) -> tuple[np.ndarray, np.ndarray]:
     return nbr, nbc
 
 
-class DynamicDistances:
+class DynamicDistances(HistogramMetrics):
     """Exact distance matrix and pair histogram of a graph that gains and loses edges.
 
     ``max_distance`` bounds every distance the graph may reach (default
@@ -433,30 +433,8 @@ class DynamicDistances:
         self._ws = workspace(n)
 
     @property
-    def n(self) -> int:
-        return self.D.shape[0]
-
-    @property
-    def total(self) -> int:
+    def total(self) -> int:  # type: ignore[override]  (derived here; DistanceState keeps a running sum)
         return int(np.dot(np.arange(self.hist.shape[0] - 1, dtype=np.int64), self.hist[:-1]))
-
-    @property
-    def unreachable(self) -> int:
-        return int(self.hist[-1])
-
-    @property
-    def diameter(self) -> float:
-        if self.unreachable:
-            return math.inf
-        nz = np.flatnonzero(self.hist[:-1])
-        return float(nz[-1]) if nz.size else 0.0
-
-    @property
-    def aspl(self) -> float:
-        pairs = self.n * (self.n - 1) // 2
-        if self.unreachable:
-            return math.inf
-        return self.total / pairs if pairs else 0.0
 
     def has_edge(self, x: int, y: int) -> bool:
         return bool(np.any(self.nbr[x, :self.nbc[x]] == y))

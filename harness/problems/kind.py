@@ -45,6 +45,31 @@ class InstanceShape:
     series: str
 
 
+@dataclass(kw_only=True)
+class SolverOutput:
+    """What every kind's solution object carries besides its content: who made it and how
+    (``solvers.contract.execute`` fills these in), its evaluation once computed, and
+    solver-specific facts worth keeping with it (``extra``: a MILP's bound, an Equality link set)."""
+
+    solver: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    elapsed_s: float = 0.0
+    evaluation: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ResultNetwork:
+    """The router network a result document describes, as its kind reads it (:meth:`ProblemKind.graph_of`)."""
+
+    graph: Any  #: a :class:`~harness.graphs.graph.Graph`, vertex i being router i
+    radix: int | None = None  #: ports per router, when the problem fixes them (a shortcut problem's degree cap)
+    shortcut_edges: Any = None  #: ``(k, 2)`` int64 array of the edges a solution added to its base, if any
+    routes: Any = None  #: the routing table, when the document is one
+    problem: dict[str, Any] = field(default_factory=dict)  #: the problem's ``describe()``
+
+
 @dataclass
 class Verdict:
     """The outcome of re-verifying a result document."""
@@ -127,6 +152,16 @@ class ProblemKind(ABC):
     @abstractmethod
     def verify(self, doc: dict[str, Any]) -> Verdict:
         """Re-verify a result document of one of :attr:`formats` from scratch."""
+
+    def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
+        """The network of a result document of one of :attr:`formats` (for exports and cost models).
+
+        A document that breaks its problem's rules raises :class:`~harness.errors.InvalidSolution`.
+        """
+        from harness.errors import HopbenchError
+
+        raise HopbenchError(f"problem kind {self.name!r} cannot give the network of its result documents; "
+                            f"export or cost another file")
 
     def lower_bound(self, problem: Any) -> float | None:
         """No solution of ``problem`` scores below this objective value (None when unknown)."""

@@ -1,12 +1,13 @@
 """Exports of result networks for simulators and other tools.
 
-:func:`load_network` turns a hopbench result into a :class:`Network`: a
-shortcut solution (``hopbench.solution/1``) gives its augmented graph (base
-plus shortcuts, validated first); a routing table (``hopbench.routes/1``)
-gives its torus, with node ids as in the table (first dimension fastest); a
-topology spec (``torus:8x8``, ...) gives that graph.  Writers:
+:func:`load_network` turns a hopbench result into a :class:`Network` (through the
+one network loader, :mod:`harness.problems.networks`, which asks the result's
+problem kind): a shortcut solution (``hopbench.solution/1``) gives its augmented
+graph (base plus shortcuts, validated first); a routing table
+(``hopbench.routes/1``) gives its torus, with node ids as in the table (first
+dimension fastest); a topology spec (``torus:8x8``, ...) gives that graph.  Writers:
 
-``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.problems.shortcut.solution_file.edge_list_text`)
+``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.graphs.edge_list.edge_list_text`)
 ``graphml``  GraphML with an integer (``int``) ``endpoints`` node attribute, as SST
              Merlin's ``topoAny`` reads it; base edges and shortcuts are told apart
              by the boolean edge attribute ``shortcut``
@@ -29,7 +30,6 @@ ports, ``cap - degree`` (the degree cap being the router radix).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,68 +37,21 @@ import numpy as np
 
 from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
+from harness.problems import networks
+from harness.problems.networks import Network
 
 FORMATS = ("golf", "graphml", "anynet", "json")
 PATHS_FORMAT = "hopbench.routing-paths/1"
 NEXT_HOP_FORMAT = "hopbench.next-hop/1"
 
 
-@dataclass
-class Network:
-    """A router graph to export, with what is known about where it came from."""
-
-    graph: Graph
-    source: str
-    radix: int | None = None                 # ports per router (a shortcut problem's degree cap)
-    shortcut_edges: np.ndarray | None = None  # (k, 2) edges added by a solution
-    routes: Any = None                        # a RoutingTable when the input was one
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-def torus_graph(net: Any) -> Graph:
-    """The router graph of a routing :class:`~harness.problems.routing.network.Torus` (its node ids)."""
-    nb = net.neighbor
-    u = np.repeat(np.arange(net.num_nodes, dtype=np.int64), nb.shape[1])
-    v = nb.ravel()
-    keep = v >= 0
-    return Graph(net.num_nodes, np.stack([u[keep], v[keep]], axis=1))
-
-
 def load_network(source: str | Path | dict[str, Any], *, topology: str | None = None) -> Network:
     """A :class:`Network` from a result file (or its parsed document), or from a topology spec."""
     if topology is not None:
-        from harness.graphs.topologies import parse_spec
-
-        return Network(parse_spec(topology), source=topology, meta={"topology": topology})
+        return networks.from_topology(topology)
     if isinstance(source, dict):
-        doc, name = source, "document"
-    else:
-        from harness.documents import read_json
-
-        doc, name = read_json(source), str(source)
-    fmt = doc.get("format")
-    if fmt == "hopbench.solution/1":
-        from harness.errors import InvalidSolution
-        from harness.problems.shortcut.solution_file import solution_from_dict
-
-        solution, _ = solution_from_dict(doc)
-        try:
-            shortcuts = solution.problem.validate(solution.shortcuts)
-        except InvalidSolution as exc:
-            raise HopbenchError(f"{name} is not a valid solution ({exc}); 'hopbench verify' says more") from None
-        problem = solution.problem
-        return Network(problem.graph_with(shortcuts), source=name, radix=int(problem.degree_cap),
-                       shortcut_edges=np.asarray(shortcuts, dtype=np.int64).reshape(-1, 2),
-                       meta={"problem": problem.describe(), "solver": doc.get("solver"), "seed": doc.get("seed")})
-    if fmt == "hopbench.routes/1":
-        from harness.problems.routing import table_from_dict
-
-        table, _ = table_from_dict(doc)
-        net = table.problem.network
-        return Network(torus_graph(net), source=name, radix=net.ndir, routes=table,
-                       meta={"problem": table.problem.describe(), "solver": doc.get("solver"), "seed": doc.get("seed")})
-    raise HopbenchError(f"{name}: cannot export format {fmt!r}; give a hopbench solution (hopbench.solution/1) or "
-                        f"routing table (hopbench.routes/1), or --topology SPEC")
+        return networks.from_document(source, action="export", otherwise="or --topology SPEC")
+    return networks.from_result_file(source, action="export", otherwise="or --topology SPEC")
 
 
 def endpoints_per_router(network: Network, spec: str | int | None) -> np.ndarray:

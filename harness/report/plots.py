@@ -1,6 +1,6 @@
 """Leaderboard plots (matplotlib, Agg: no display needed).
 
-Three figures per suite, drawn from a :class:`~harness.report.leaderboard.Board`:
+Three figures per suite, drawn from a :class:`~harness.report.board.Board`:
 
 ``objective_vs_n.png``  mean objective (± 95% CI) against N, one panel per instance
                         group with at least two sizes (base topology and cap, or torus
@@ -27,7 +27,9 @@ from typing import Any
 import numpy as np
 
 from harness.problems.registry import get_kind
-from harness.report.leaderboard import Board, anytime_quantiles, display_label, win_rates
+from harness.report.board import Board
+from harness.report.labels import display_label
+from harness.report.statistics import anytime_quantiles, win_rates
 
 MAX_PANELS = 12
 MAX_ANYTIME_PANELS = 6
@@ -226,11 +228,16 @@ PLOTS = {"objective_vs_n": objective_vs_n_figure, "anytime": anytime_figure, "wi
 
 
 def make_plots(board: Board, out_dir: str | Path) -> dict[str, str]:
-    """Draw every plot that has data into ``out_dir``; returns ``name -> path`` relative to the
-    suite directory (``plots/<name>.png``).  Stale PNGs of plots without data are removed."""
+    """Draw every plot that has data into ``out_dir`` — the shared figures, then those of the problem
+    kinds on the board (:meth:`~harness.problems.kind.ProblemKind.plots`); returns ``name -> path``
+    relative to the suite directory (``plots/<name>.png``).  Stale PNGs of plots without data are removed."""
     out = Path(out_dir)
     made: dict[str, str] = {}
-    for name, draw in PLOTS.items():
+    figures = dict(PLOTS)
+    for kind in sorted({fa.kind for fa in board.facts.values()}):
+        # a kind's own figures (e.g. a metric only it has), named after the kind so none collide
+        figures.update({f"{kind}_{name}": draw for name, draw in get_kind(kind).plots().items()})
+    for name, draw in figures.items():
         target = out / f"{name}.png"
         fig = draw(board)
         if fig is not None:

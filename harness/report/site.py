@@ -27,18 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.problems.registry import kind_of_objective
-from harness.report.leaderboard import (
-    GAP_LEGEND,
-    fmt_failed,
-    fmt_gap,
-    fmt_num,
-    fmt_time,
-    interleave,
-    metric_columns,
-    names_metric,
-    reference_label,
-    visible,
-)
+from harness.report.formatting import (GAP_LEGEND, fmt_failed, fmt_gap, fmt_num, fmt_time, interleave, metric_columns,
+                                       names_metric, reference_label, visible)
 
 SITE_DIR = "site"
 

@@ -4,10 +4,17 @@ becomes available under its ``name``.
 
 Adding a solver: write ``solvers/shortcut/my_method.py`` (or ``solvers/routing/...``)
 with a :class:`~solvers.contract.Solver` subclass decorated by ``@register``; nothing
-else needs editing.  Solvers that
-live outside the package (tests, plug-ins) are loaded from the modules named in
-the ``HOPBENCH_SOLVER_MODULES`` environment variable (comma-separated), which
-worker processes inherit.
+else needs editing.
+
+Solvers that live outside hopbench come in two ways:
+
+* installed plug-in packages declare an entry point in the group
+  ``hopbench.solvers`` of their own ``pyproject.toml`` (its value names a module
+  that registers solvers when imported, or a ``Solver`` subclass); they are found
+  without any setting;
+* modules that are not installed (a file beside your experiments, a test) are
+  named in ``HOPBENCH_SOLVER_MODULES`` (comma-separated, importable from the
+  ``PYTHONPATH``), which worker processes inherit.
 """
 from __future__ import annotations
 
@@ -37,6 +44,23 @@ def register(cls: type[Solver]) -> type[Solver]:
     return cls
 
 
+#: the entry-point group through which installed packages offer solvers
+ENTRY_POINT_GROUP = "hopbench.solvers"
+
+
+def _load_entry_points() -> None:
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = ep.load()
+        except Exception as exc:  # a broken plug-in must not take hopbench down with it
+            raise HopbenchError(f"cannot load solver plug-in {ep.name!r} ({ep.value}) of the {ENTRY_POINT_GROUP} "
+                                f"entry points: {type(exc).__name__}: {exc}; fix or uninstall that package") from None
+        if isinstance(loaded, type) and issubclass(loaded, Solver):
+            register(loaded)
+
+
 def _load() -> None:
     global _loaded
     if not _loaded:
@@ -46,6 +70,7 @@ def _load() -> None:
             for info in pkgutil.iter_modules(path):
                 if not info.name.startswith("_"):
                     importlib.import_module(f"{package}.{info.name}")
+        _load_entry_points()
     # plug-in modules may be named after the first lookup (tests set the variable late)
     for module in filter(None, (m.strip() for m in os.environ.get("HOPBENCH_SOLVER_MODULES", "").split(","))):
         if module not in _plugins:

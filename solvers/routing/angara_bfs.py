@@ -33,8 +33,9 @@ import numba as nb
 import numpy as np
 
 from harness.problems.routing import RoutingProblem, RoutingTable
-from solvers.contract import Solver, register
+from solvers.contract import register
 from solvers.contract.budget import Budget, Reporter
+from solvers.routing._router import AngaraSolver, RouterState
 from solvers.routing.dor import dor_routes
 
 
@@ -140,25 +141,17 @@ def max_remote_order(problem: RoutingProblem) -> list[int]:
     return out
 
 
-class BFSRouter:
+class BFSRouter(RouterState):
     """State of one run of Alg. 1: loads, routes so far, work arrays."""
 
     def __init__(self, problem: RoutingProblem) -> None:
-        self.problem = problem
+        super().__init__(problem)
         net = problem.network
-        graph = problem.graph
-        self.indptr, self.tgt, edir = graph.csr
-        self.edir = edir.astype(np.int64)
-        self.S = graph.states_per_node
         self.dist = net.distance
         m = problem.num_nodes
         self.m = m
         self.dst_index = np.full(net.num_nodes, -1, dtype=np.int64)
         self.dst_index[problem.node_array] = np.arange(m)
-        self.load = np.zeros(net.num_channel_slots, dtype=np.int64)
-        width = max(1, net.diameter)
-        self.mat = np.full((problem.num_pairs, width), -1, dtype=np.int64)
-        self.lengths = np.zeros(problem.num_pairs, dtype=np.int64)
         V, E = len(self.indptr) - 1, len(self.tgt)
         self.work = (np.zeros(V, dtype=np.bool_), np.full(V, -1, np.int64), np.full(V, -1, np.int64),
                      np.full(V, -1, np.int64), np.empty(V, np.int64), np.empty(V, np.int64),
@@ -181,20 +174,13 @@ def fill_with_dor(problem: RoutingProblem, mat: np.ndarray, lengths: np.ndarray,
 
 
 @register
-class AngaraBFS(Solver):
+class AngaraBFS(AngaraSolver):
     """Seed 003's BFS algorithm: per-source BFS trees in the routing graph, loads as edge weights."""
 
     name = "angara-bfs"
     kinds = ("routing",)
     description = "Angara BFS routing (seed 003 Alg. 1-2): per-source BFS in the routing graph, weight-sorted queue"
     params: dict = {}
-
-
-    def skip(self, problem: RoutingProblem) -> tuple[bool, str]:
-        skipped, reason = super().skip(problem)
-        if not skipped and problem.rules != "angara":
-            return True, f"{self.name} routes in the Angara routing graph; the problem's rules are {problem.rules!r}"
-        return skipped, reason
 
     def solve(self, problem: RoutingProblem, *, seed: int, budget: Budget, report: Reporter) -> RoutingTable:
         router = BFSRouter(problem)

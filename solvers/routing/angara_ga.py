@@ -32,8 +32,9 @@ import numpy as np
 from deap import base, creator, tools
 
 from harness.problems.routing import RoutingProblem, RoutingTable
-from solvers.contract import Param, Solver, register
+from solvers.contract import Param, register
 from solvers.contract.budget import Budget, Reporter
+from solvers.routing._router import AngaraSolver
 
 # DEAP's creator classes are global: define them once, at import
 if not hasattr(creator, "AngaraFitness"):
@@ -207,11 +208,12 @@ def _tournament(pop: list, k: int, tournsize: int, rng: np.random.Generator) -> 
 
 
 @register
-class AngaraGA(Solver):
+class AngaraGA(AngaraSolver):
     """Seed 003's genetic algorithm over each pair's minimal legal routes (DEAP)."""
 
     name = "angara-ga"
     kinds = ("routing",)
+    uses_angara = "picks among Angara routes"
     description = ("Angara genetic algorithm (seed 003 Sect. 4.2, DEAP): a gene per pair picks one of its minimal "
                    "routes; two-point crossover, 2% gene mutation, fitness sigma(4,R)")
     params = {
@@ -230,12 +232,6 @@ class AngaraGA(Solver):
                          choices=("sigma4", "objective")),
     }
 
-
-    def skip(self, problem: RoutingProblem) -> tuple[bool, str]:
-        skipped, reason = super().skip(problem)
-        if not skipped and problem.rules != "angara":
-            return True, f"{self.name} picks among Angara routes; the problem's rules are {problem.rules!r}"
-        return skipped, reason
 
     def solve(self, problem: RoutingProblem, *, seed: int, budget: Budget, report: Reporter) -> RoutingTable:
         cfg = self.config

@@ -38,8 +38,9 @@ import numba as nb
 import numpy as np
 
 from harness.problems.routing import RoutingProblem, RoutingTable
-from solvers.contract import Solver, register
+from solvers.contract import register
 from solvers.contract.budget import Budget, Reporter
+from solvers.routing._router import AngaraSolver, RouterState
 
 
 @nb.njit(cache=True)
@@ -169,20 +170,12 @@ def group_pairs(problem: RoutingProblem, rows: np.ndarray) -> tuple[np.ndarray, 
     return rows, group_ptr, src[rows][starts], problem.pair_distance[rows][starts]
 
 
-class SSSPRouter:
+class SSSPRouter(RouterState):
     """One run of Alg. 3: candidate routes, loads, the routes built so far and work arrays."""
 
     def __init__(self, problem: RoutingProblem) -> None:
-        self.problem = problem
+        super().__init__(problem)
         net = problem.network
-        graph = problem.graph
-        self.indptr, self.tgt, edir = graph.csr
-        self.edir = edir.astype(np.int64)
-        self.S = graph.states_per_node
-        self.load = np.zeros(net.num_channel_slots, dtype=np.int64)
-        width = max(1, net.diameter)
-        self.mat = np.full((problem.num_pairs, width), -1, dtype=np.int64)
-        self.lengths = np.zeros(problem.num_pairs, dtype=np.int64)
         self.big = problem.num_nodes ** 2
         V = len(self.indptr) - 1
         N = net.num_nodes
@@ -225,7 +218,7 @@ class SSSPRouter:
 
 
 @register
-class AngaraSSSP(Solver):
+class AngaraSSSP(AngaraSolver):
     """Seed 003's SSSP algorithm: unique routes first, then grouped BFS-with-relaxation batches."""
 
     name = "angara-sssp"
@@ -236,13 +229,6 @@ class AngaraSSSP(Solver):
 
     #: groups per compiled call between two budget checks
     CHUNK = 4096
-
-
-    def skip(self, problem: RoutingProblem) -> tuple[bool, str]:
-        skipped, reason = super().skip(problem)
-        if not skipped and problem.rules != "angara":
-            return True, f"{self.name} routes in the Angara routing graph; the problem's rules are {problem.rules!r}"
-        return skipped, reason
 
     def solve(self, problem: RoutingProblem, *, seed: int, budget: Budget, report: Reporter) -> RoutingTable:
         router = SSSPRouter(problem)

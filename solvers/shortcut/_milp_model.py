@@ -33,6 +33,7 @@ representative, w a representative under the stabiliser of r) has length M.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -136,9 +137,22 @@ class ShortcutModel:
         return self.cands[chosen].reshape(-1, 2)
 
 
+class OutOfTime(Exception):
+    """Building a model was stopped because the solver's time ran out."""
+
+
 def build(problem: ShortcutProblem, *, diameter_limit: int | None = None, symmetry: Symmetry | None = None,
-          minimise_total: bool = True, local_moore: bool = True) -> ShortcutModel:
-    """Build the model (see the module docstring).  The base graph must be connected."""
+          minimise_total: bool = True, local_moore: bool = True,
+          should_stop: Callable[[], bool] | None = None) -> ShortcutModel:
+    """Build the model (see the module docstring).  The base graph must be connected.
+
+    Building a large model takes seconds of Python; ``should_stop`` is polled while it runs
+    and :class:`OutOfTime` raised when it says so, so that a time limit holds.
+    """
+    def check(step: int) -> None:
+        if should_stop is not None and step % 64 == 0 and should_stop():
+            raise OutOfTime()
+
     from ortools.sat.python import cp_model
 
     base = problem.base
@@ -177,6 +191,7 @@ def build(problem: ShortcutProblem, *, diameter_limit: int | None = None, symmet
     limit = None if diameter_limit is None else int(diameter_limit)
     # reachability literals
     for s in range(n):
+        check(0)
         for v in range(s + 1, n):
             top = int(db[s, v]) - 1 if limit is None else min(int(db[s, v]) - 1, limit)
             for k in range(2, top + 1):
@@ -200,7 +215,8 @@ def build(problem: ShortcutProblem, *, diameter_limit: int | None = None, symmet
             out.z.append((lit, e, s, w, k))
         return lit
 
-    for (s, v, k), lit in list(out.r.items()):
+    for step, ((s, v, k), lit) in enumerate(list(out.r.items())):
+        check(step)
         for a, b in ((s, v), (v, s)):  # expand at b's end: some neighbour of b is within k-1 of a
             terms = []
             vacuous = False
@@ -224,8 +240,10 @@ def build(problem: ShortcutProblem, *, diameter_limit: int | None = None, symmet
         prev = out.lit(s, v, k - 1)
         if prev is not False and prev is not True:
             m.AddImplication(prev, lit)
+    check(0)
     if local_moore:
         _moore_cuts(out, at, nb_base, nb_cand)
+    check(0)
     if limit is not None:
         for s in range(n):
             for v in range(s + 1, n):
@@ -239,6 +257,7 @@ def build(problem: ShortcutProblem, *, diameter_limit: int | None = None, symmet
     const = 0
     lits = []
     for s in range(n):
+        check(0)
         for v in range(s + 1, n):
             top = int(db[s, v]) if limit is None else min(int(db[s, v]), limit)
             const += top
@@ -251,6 +270,7 @@ def build(problem: ShortcutProblem, *, diameter_limit: int | None = None, symmet
     out.total = const - sum(lits) if lits else const
     if minimise_total:
         m.Minimize(out.total)
+    check(0)
     if symmetry is not None and not symmetry.trivial and x and problem.budget >= 1:
         _break_symmetry(out, symmetry)
     return out

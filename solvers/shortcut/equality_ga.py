@@ -35,6 +35,7 @@ import numba as nb
 import numpy as np
 from deap import base, creator, tools
 
+from harness.engine.equality_bfs import bfs_levels
 from harness.errors import HopbenchError
 from harness.problems.shortcut import equality as eq
 from harness.problems.shortcut.problem import ShortcutProblem, Solution, objective_value
@@ -87,7 +88,7 @@ def _evaluate_batch(n, values, lengths, fixed_even, out_total, out_diam):
                     nb_ += 1
         scratch = np.zeros((8, 2 * words + 2), np.uint64)
         levels = np.zeros(n + 1, np.int64)
-        total, diam = eq._bfs_levels(m, sa[:na], sb[:nb_], levels, scratch)
+        total, diam = bfs_levels(m, sa[:na], sb[:nb_], levels, scratch)
         out_total[i] = total
         out_diam[i] = diam
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from typing import Any
 
 import numpy as np
@@ -42,11 +43,15 @@ from harness.errors import SolverDeclined
 from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut._milp_model import ShortcutModel, build, size_estimate
+from solvers.shortcut._milp_model import OutOfTime, ShortcutModel, build, size_estimate
 from solvers.shortcut._milp_symmetry import symmetry as base_symmetry
 
 #: deterministic CP-SAT seconds counted as one evaluation
 EVAL_UNIT = 0.01
+#: seconds CP-SAT may take to load a model before it honours its time limit: a constant plus a
+#: share per Boolean (measured about 3.4 us per Boolean with both cores busy)
+STARTUP_S = 0.2
+STARTUP_S_PER_BOOLEAN = 4e-6
 
 
 class _Incumbent:
@@ -198,10 +203,29 @@ class Milp(Solver):
         def seconds_left() -> float | None:
             return None if deadline is None else deadline - report.elapsed()
 
+        def out_of_time() -> bool:
+            left = seconds_left()
+            return left is not None and left <= 0.01
+
+        def make(label: str, **kwargs: Any) -> ShortcutModel | None:
+            """Build a model, or None when the time ran out while building it (on the wall clock only:
+            under an evaluation budget a build always finishes, so a seed keeps its answer)."""
+            try:
+                return build(problem, symmetry=sym, should_stop=None if deterministic else out_of_time, **kwargs)
+            except OutOfTime:
+                info["phases"].append({"phase": label, "status": "out of time while building the model",
+                                       "solutions": 0, "bound": None})
+                return None
+
         def run(sm: ShortcutModel, label: str) -> tuple[str, float | None]:
             """Solve one model; returns (CP-SAT status name, objective bound or None)."""
             left = seconds_left()
-            if left is not None and left <= 0.01:
+            booleans = len(sm.x) + len(sm.r) + len(sm.z)
+            # CP-SAT needs time to load a model before it looks at its clock (about 0.65 s for 200k
+            # Booleans on a busy core): starting it without that much left would overrun the limit
+            if left is not None and not deterministic and left <= STARTUP_S + STARTUP_S_PER_BOOLEAN * booleans:
+                info["phases"].append({"phase": label, "status": "no time left to start CP-SAT", "solutions": 0,
+                                       "bound": None, "booleans": booleans})
                 return "UNKNOWN", None
             if deterministic and report.should_stop():
                 return "UNKNOWN", None
@@ -220,7 +244,16 @@ class Milp(Solver):
                 units = max(budget.evaluations - report.evaluations, 1)
                 prm.max_deterministic_time = units * EVAL_UNIT
             callback = _solution_callback(sm, incumbent, report)
-            status = solver.Solve(sm.model, callback)
+            # CP-SAT honours its time limit loosely when its workers share busy cores: stop it at the deadline
+            watchdog = threading.Timer(max(left, 0.01), solver.StopSearch) if left is not None else None
+            if watchdog is not None:
+                watchdog.daemon = True
+                watchdog.start()
+            try:
+                status = solver.Solve(sm.model, callback)
+            finally:
+                if watchdog is not None:
+                    watchdog.cancel()
             name = solver.StatusName(status)
             report.count(max(1, math.ceil(solver.response_proto.deterministic_time / EVAL_UNIT)))
             bound = None
@@ -228,13 +261,13 @@ class Milp(Solver):
                 bound = float(solver.BestObjectiveBound())
             # no timings in `extra`: a seeded run under an evaluation budget must give the same document twice
             info["phases"].append({"phase": label, "status": name.lower(), "solutions": callback.solutions,
-                                   "bound": bound, "booleans": len(sm.x) + len(sm.r) + len(sm.z)})
+                                   "bound": bound, "booleans": booleans})
             return name, bound
 
         weak_total = 2 * pairs - min(pairs, problem.base.m + problem.budget)  # non-adjacent pairs are >= 2 apart
         if problem.objective == "aspl":
-            sm = build(problem, symmetry=sym)
-            name, bound = run(sm, "total distance")
+            sm = make("total distance")
+            name, bound = run(sm, "total distance") if sm is not None else ("UNKNOWN", None)
             total_lb = max(weak_total, math.ceil(bound - 1e-6) if bound is not None else 0)
             if name == "OPTIMAL":
                 total_lb = max(total_lb, int(incumbent.total))
@@ -243,11 +276,15 @@ class Milp(Solver):
         else:
             d_lb = max(1 if n > 1 else 0, math.ceil(problem.lower_bounds()[0] - 1e-9))
             if not math.isfinite(incumbent.value):
-                run(build(problem, symmetry=sym, minimise_total=False), "a first solution")
+                sm = make("a first solution", minimise_total=False)
+                if sm is not None:
+                    run(sm, "a first solution")
             proven_diameter = incumbent.diameter <= d_lb
             while not proven_diameter and math.isfinite(incumbent.value):
                 target = int(incumbent.diameter) - 1
-                sm = build(problem, diameter_limit=target, symmetry=sym, minimise_total=False)
+                sm = make(f"diameter <= {target}", diameter_limit=target, minimise_total=False)
+                if sm is None:
+                    break
                 if sm.infeasible:
                     name = "INFEASIBLE"
                     info["phases"].append({"phase": f"diameter <= {target}", "status": "infeasible",
@@ -268,8 +305,9 @@ class Milp(Solver):
                 total_lb = weak_total
                 phase2 = "UNKNOWN"
                 if proven_diameter:
-                    sm = build(problem, diameter_limit=diameter, symmetry=sym)
-                    phase2, bound = run(sm, f"total distance at diameter {diameter}")
+                    label = f"total distance at diameter {diameter}"
+                    sm = make(label, diameter_limit=diameter)
+                    phase2, bound = ("UNKNOWN", None) if sm is None else run(sm, label)
                     if bound is not None:
                         total_lb = max(total_lb, math.ceil(bound - 1e-6))
                     if phase2 == "OPTIMAL":

@@ -32,3 +32,27 @@ def test_the_readme_solver_example_runs_and_verifies(tmp_path):
     check = subprocess.run([sys.executable, "-m", "harness.cli", "verify", out], capture_output=True, text=True,
                            env=env, cwd=tmp_path, timeout=300)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+CONFORMANCE_MODULE = '''
+from harness.testing import SolverConformance
+
+
+class TestMyMethod(SolverConformance):
+    solver_names = ["my-method"]
+'''
+
+
+def test_the_shipped_conformance_suite_runs_from_outside_the_repository(tmp_path):
+    """A plug-in author's own test module, in their own folder, runs hopbench's conformance suite."""
+    (tmp_path / "my_method.py").write_text(readme_solver_code())
+    (tmp_path / "test_my_method.py").write_text(CONFORMANCE_MODULE)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]),
+               HOPBENCH_SOLVER_MODULES="my_method")
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_my_method.py"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    passed = re.search(r"(\d+) passed", run.stdout)
+    # 6 shortcut sample problems x 2 per-problem checks + 3 per-solver checks + the registration check
+    assert passed and int(passed.group(1)) >= 16, run.stdout[-2000:]
+    assert "failed" not in run.stdout and "error" not in run.stdout.lower().replace("errors", "")

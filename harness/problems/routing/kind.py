@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import InstanceShape, MetricColumn, ProblemKind, Verdict, close_enough
+from harness.problems.kind import InstanceShape, MetricColumn, ProblemKind, ResultNetwork, Verdict, close_enough
 
 ROUTES_FORMAT = "hopbench.routes/1"
 #: metrics every routing-table document must store (and match)
@@ -116,6 +116,23 @@ class RoutingKind(ProblemKind):
 
     def verify(self, doc: dict[str, Any]) -> Verdict:
         return verify_routes(doc)
+
+    def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
+        # the whole torus, node ids as in the table (first dimension fastest); the radix is its port
+        # count.  The routes need not be valid for the network to be: 'hopbench verify' checks them.
+        import numpy as np
+
+        from harness.graphs.graph import Graph
+        from harness.problems.routing.table import table_from_dict
+
+        table, _ = table_from_dict(doc)
+        net = table.problem.network
+        nb = net.neighbor
+        u = np.repeat(np.arange(net.num_nodes, dtype=np.int64), nb.shape[1])
+        v = nb.ravel()
+        keep = v >= 0
+        graph = Graph(net.num_nodes, np.stack([u[keep], v[keep]], axis=1))
+        return ResultNetwork(graph, radix=net.ndir, routes=table, problem=table.problem.describe())
 
     def shape(self, fields: dict[str, Any], problem: Any) -> InstanceShape:
         group = str(fields.get("group") or f"{problem.network.n}D")

@@ -43,7 +43,9 @@ from typing import Any
 
 import numpy as np
 
+from harness.documents import field as document_field
 from harness.errors import HopbenchError, InvalidSolution
+from harness.problems.kind import SolverOutput
 from harness.problems.routing.candidates import route_channels
 from harness.problems.routing.deadlock import table_turn_cycle
 from harness.problems.routing.network import direction_name, parse_direction
@@ -111,7 +113,7 @@ def evaluate_loads(problem: RoutingProblem, loads: np.ndarray, lengths: np.ndarr
 
 
 @dataclass
-class RoutingTable:
+class RoutingTable(SolverOutput):
     """A solver's answer to a :class:`RoutingProblem`.
 
     Routes are stored flattened in table order (``problem.pairs``): pair p's
@@ -121,12 +123,7 @@ class RoutingTable:
     problem: RoutingProblem
     offsets: np.ndarray
     dirs: np.ndarray
-    solver: str = ""
-    params: dict[str, Any] = field(default_factory=dict)
-    seed: int | None = None
-    elapsed_s: float = 0.0
-    evaluation: RoutingEvaluation | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    evaluation: RoutingEvaluation | None = field(default=None, kw_only=True)
     #: pairs a document did not give a route for (reported by evaluate)
     missing: list[int] = field(default_factory=list)
 
@@ -282,17 +279,8 @@ def _json_number(x: float) -> float | int | None:
 
 
 def _field(doc: dict[str, Any], key: str, types: type | tuple, *, optional: bool = False) -> Any:
-    if key not in doc or doc[key] is None:
-        if optional:
-            return None
-        raise HopbenchError(f"routing table document: missing field {key!r}; see docs/routing.md for the format")
-    value = doc[key]
-    types_t = types if isinstance(types, tuple) else (types,)
-    if (isinstance(value, bool) and bool not in types_t) or not isinstance(value, types_t):
-        expected = " or ".join(t.__name__ for t in types_t)
-        raise HopbenchError(f"routing table document: field {key!r} must be {expected}, "
-                            f"got {type(value).__name__} {value!r:.40}")
-    return value
+    return document_field(doc, key, types, optional=optional, document="routing table document",
+                 guide="see docs/routing.md for the format")
 
 
 def table_from_dict(doc: dict[str, Any]) -> tuple[RoutingTable, dict[str, float]]:

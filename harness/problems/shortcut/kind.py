@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.problems.kind import InstanceResolver, InstanceShape, MetricColumn, ProblemKind, Verdict, close_enough
+from harness.problems.kind import (
+    InstanceResolver,
+    InstanceShape,
+    MetricColumn,
+    ProblemKind,
+    ResultNetwork,
+    Verdict,
+    close_enough,
+)
 from harness.problems.shortcut.names import OBJECTIVES, SOLUTION_FORMAT
 
 
@@ -106,6 +114,16 @@ class ShortcutKind(ProblemKind):
                 return Verdict(False, f"stored {key} {stored[key]!r} does not match the recomputed {metrics[key]!r}",
                                metrics, stored)
         return Verdict(True, "", metrics, stored)
+
+    def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
+        # the base plus the solution's shortcuts, validated first; the radix is the degree cap
+        from harness.problems.shortcut.solution_file import solution_from_dict
+
+        solution, _ = solution_from_dict(doc)
+        problem = solution.problem
+        shortcuts = problem.validate(solution.shortcuts)
+        return ResultNetwork(problem.graph_with(shortcuts), radix=int(problem.degree_cap), shortcut_edges=shortcuts,
+                             problem=problem.describe())
 
     # ------------------------------------------------------------------ boards
 

@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 
 from harness.documents import finite_or_none
-from harness.engine.distances import DistanceSummary, summary
+from harness.engine.summary import DistanceSummary, summary
 from harness.errors import HopbenchError, InvalidSolution
 from harness.graphs.bounds import lower_bounds
 from harness.graphs.graph import Graph
+from harness.problems.kind import SolverOutput
 from harness.problems.shortcut.names import FAMILIES, OBJECTIVES, SOLUTION_FORMAT
 
 
@@ -92,9 +93,9 @@ class ShortcutProblem:
                 )
         if self.family == "equality":
             # the family's own module knows its shape rules (even ring, cap K, budget N(K-2)/2)
-            from harness.problems.shortcut import equality
+            from harness.problems.shortcut.equality import family
 
-            equality.check_problem(self)
+            family.check_problem(self)
 
     @property
     def n(self) -> int:
@@ -242,21 +243,12 @@ class Evaluation:
 
 
 @dataclass
-class Solution:
-    """A solver's answer to a :class:`ShortcutProblem`.
-
-    ``extra`` holds solver-specific facts worth keeping with the edges (an
-    Equality link set, a MILP's bound and status, ...).
-    """
+class Solution(SolverOutput):
+    """A solver's answer to a :class:`ShortcutProblem`: the shortcut edges it adds."""
 
     problem: ShortcutProblem
     shortcuts: np.ndarray
-    solver: str = ""
-    params: dict[str, Any] = field(default_factory=dict)
-    seed: int | None = None
-    elapsed_s: float = 0.0
-    evaluation: Evaluation | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    evaluation: Evaluation | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         self.shortcuts = np.asarray(self.shortcuts, dtype=np.int64).reshape(-1, 2)

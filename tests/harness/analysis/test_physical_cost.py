@@ -121,3 +121,46 @@ def test_cli_cost_text_and_notation_p(cli):
     assert "p=3" in out and "per endpoint" in out
     code, out, err = cli("equality", "cost", "nonsense")
     assert code == 2 and err.startswith("error:")
+
+
+def test_load_network_takes_every_form_the_cost_command_documents(tmp_path):
+    """Topology spec, Equality notation or id, result JSON (plain or gzipped) and edge list, through the
+    one network loader (harness.problems.networks)."""
+    import gzip
+
+    from harness.problems.shortcut.problem import ShortcutProblem, Solution
+    from harness.problems.shortcut.solution_file import solution_to_dict
+
+    g, p = pc.load_network("torus:4x4")
+    assert g == parse_spec("torus:4x4") and p is None
+    g, p = pc.load_network("equality:N14K6p3[-1,1,3,9](4)")
+    assert g.n == 14 and p == 3
+    g, p = pc.load_network(" N14K6[-1,1,3,9](4) ")
+    assert g.n == 14 and g.max_degree == 6
+    g, p = pc.load_network("E361")
+    assert g.n > 0
+    problem = ShortcutProblem(parse_spec("ring:8"), 3, 2, base_spec="ring:8")
+    doc = solution_to_dict(Solution(problem, [[0, 4], [2, 6]]))
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    (tmp_path / "s.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
+    for name in ("s.json", "s.json.gz"):
+        g, p = pc.load_network(str(tmp_path / name))
+        assert g == parse_spec("ring:8").with_edges([[0, 4], [2, 6]]) and p is None
+    (tmp_path / "g.edges").write_text("0 1\n1 2\n")
+    g, _ = pc.load_network(str(tmp_path / "g.edges"))
+    assert (g.n, g.m) == (3, 2)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("nonsense", "is neither a file nor a topology spec; give e.g. torus:8x8, 'N14K6[-1,1,3,9](4)', E361"),
+    ("{bad}", "cannot cost format 'nope'"),
+    ("{broken}", "is not a valid solution"),
+])
+def test_load_network_errors(tmp_path, text, fragment):
+    (tmp_path / "bad.json").write_text(json.dumps({"format": "nope"}))
+    doc = {"format": "hopbench.solution/1", "problem": {"base": "ring:8", "degree_cap": 3, "budget": 2},
+           "shortcuts": [[0, 1]], "metrics": {"diameter": 4, "aspl": 2.0, "objective": 2.0}}
+    (tmp_path / "broken.json").write_text(json.dumps(doc))  # (0, 1) is a ring edge already
+    with pytest.raises(HopbenchError, match=None) as info:
+        pc.load_network(text.format(bad=tmp_path / "bad.json", broken=tmp_path / "broken.json"))
+    assert fragment in str(info.value)

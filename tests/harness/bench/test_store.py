@@ -3,7 +3,8 @@ import math
 import pandas as pd
 import pytest
 
-from harness.bench.store import Store, cell_key, merge, params_tag
+from harness.bench.schema import HEAD
+from harness.bench.store import Store, cell_key, merge, params_tag, run_column_names
 from harness.errors import HopbenchError
 
 
@@ -99,3 +100,56 @@ def test_keys_and_tags():
     assert params_tag({}) == "default" and params_tag({"t": 10, "k": 2}) == "k=2,t=10"
     assert cell_key("s", "i", "x", {"b": 1, "a": 2}, 3) == 's|i|x|{"a": 2, "b": 1}|3'
     assert cell_key("s", "i", "x", {}, 3, 60.0, 500) == "s|i|x|{}|3|t=60|e=500"
+
+
+def test_records_are_plain_rows_in_recording_order(tmp_path):
+    from datetime import datetime
+
+    store = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
+    first = store.record(row("k1", suite="a", started_at=datetime(2026, 1, 1, 12)), [(0.0, 1, 3.0), (0.5, 2, None)])
+    store.record(row("k2", suite="b", solver="vrs", objective=None, evaluations=None))
+    recs = store.records()
+    assert [r["cell_key"] for r in recs] == ["k1", "k2"] and list(recs[0]) == run_column_names()
+    assert recs[0]["started_at"] == datetime(2026, 1, 1, 12) and recs[1]["objective"] is None
+    assert recs[0]["evaluations"] == 4 and recs[1]["evaluations"] is None  # no float promotion
+    assert recs[0]["solution"] == '{"format": "hopbench.solution/1"}'
+    assert "solution" not in store.records(with_solutions=False)[0]
+    assert [r["cell_key"] for r in store.records(suite="b")] == ["k2"]
+    assert [r["cell_key"] for r in store.records(solvers=["random"])] == ["k1"]
+    assert store.trace_records([first]) == [{"run_id": first, "idx": 0, "elapsed_s": 0.0, "evaluations": 1,
+                                             "value": 3.0},
+                                            {"run_id": first, "idx": 1, "elapsed_s": 0.5, "evaluations": 2,
+                                             "value": None}]
+    store.save_tuned(solver="vrs", study="st", suite="b", params={"y": 2}, value=math.inf, n_trials=3)
+    assert [(t["solver"], t["params"], t["value"]) for t in store.tuned_records()] == [("vrs", '{"y": 2}', None)]
+    assert store.tuned_records("random") == []
+
+
+def test_open_modes(tmp_path):
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    assert Store.open(url, mode="read").revision == HEAD  # an empty database is created in either mode
+    with pytest.raises(ValueError, match="mode"):
+        Store.open(url, mode="append")
+
+
+AWKWARD = [  # values that make pandas pick each of its column formats
+    dict(objective=1e-7, diameter=None, aspl=123456789.25, elapsed_s=0.1, evaluations=None, error="a\tb\nc"),
+    dict(objective=2.0, diameter=None, aspl=-2.5, elapsed_s=1e7, evaluations=12, error="x" * 80, trial=3),
+    dict(objective=None, diameter=None, aspl=0.0, elapsed_s=3.25, evaluations=5, error=None, host='a,"b"'),
+]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_results_table_and_csv_render_as_pandas_did(tmp_path, n):
+    """``hopbench results`` renders without pandas; the text is what ``to_string``/``to_csv`` gave."""
+    from datetime import datetime
+
+    from harness.cli.results import TABLE_COLUMNS, csv_text, table_text
+
+    store = Store.open(f"sqlite:///{tmp_path / 'a.db'}")
+    for i, extra in enumerate(AWKWARD[:n]):
+        store.record(row(f"k{i}", started_at=datetime(2026, 1, 1 + i, 12, 0, 0, 1000 * i), **extra))
+    df = store.dataframe(with_solutions=False)
+    rows = store.records(with_solutions=False)
+    assert table_text(rows, TABLE_COLUMNS) == df[TABLE_COLUMNS].to_string(index=False, max_colwidth=60)
+    assert csv_text(rows, run_column_names(False)) == df.to_csv(index=False)

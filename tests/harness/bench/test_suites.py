@@ -83,7 +83,7 @@ split = "tune"
     assert suite.by_id["ring:10/cap4/b5/golf"].best_known == 3.5
     assert suite.by_id["torus:3x3/cap6/b2/golf"].optimum == 2.4
     # a group names the board table the instance goes in; it is not part of the problem or the id
-    from harness.report.leaderboard import instance_facts
+    from harness.report.facts import instance_facts
 
     assert instance_facts(suite.by_id["ring:10/cap4/b5/golf"], 0).group == "small rings"
 

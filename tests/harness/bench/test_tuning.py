@@ -15,7 +15,7 @@ import pytest
 import solvers
 from harness.bench.store import Store
 from harness.bench.suites import load_suite
-from harness.bench.tuning import default_trial, load_tuned, params_from_optuna, reference_values, search_space, suggest
+from harness.bench.tuning import default_trial, load_tuned, params_from_optuna, best_known_objectives, search_space, suggest
 from harness.errors import HopbenchError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -79,7 +79,7 @@ def test_references_use_records_annotations_and_bounds(tmp_path):
     store.record({"cell_key": "x", "suite": "tiny", "instance": first.id, "instance_spec": {}, "kind": "shortcut",
                   "solver": "random", "params": {}, "params_tag": "default", "seed": 1, "status": "ok",
                   "objective": 2.5})
-    refs = reference_values(suite.instances, store, "tiny")
+    refs = best_known_objectives(suite.instances, store, "tiny")
     assert refs[first.id] == 2.5
     p = suite.instances[1].problem()
     from harness.problems.shortcut.problem import objective_value
@@ -93,11 +93,11 @@ def test_routing_references_fall_back_to_the_load_bound_and_sigma4_asks_for_a_re
     suite = load_suite(path)
     store = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
     problem = suite.instances[0].problem()
-    assert reference_values(suite.instances, store, "routes") == {suite.instances[0].id: problem.load_lower_bound()}
+    assert best_known_objectives(suite.instances, store, "routes") == {suite.instances[0].id: problem.load_lower_bound()}
     path.write_text(path.read_text() + 'objective = "sigma4"\n')
     suite = load_suite(path)
     with pytest.raises(HopbenchError, match="no best known value and no lower bound; record a run"):
-        reference_values(suite.instances, store, "routes")
+        best_known_objectives(suite.instances, store, "routes")
 
 
 def test_a_study_records_every_run_and_starts_from_the_defaults(tmp_path):

@@ -69,6 +69,7 @@ def test_a_kind_from_tests_runs_through_instances_run_board_and_site(tmp_path):
     assert first["mean"] == 0 and first["mean_total"] == 20 and first["lower_bound"] == 0
     second = rows[rows["instance"] == "subset:30/b4/t200"].iloc[0]
     assert second["published_metric"] == "objective" and second["published_best"] == 86 and second["gap_published"] == 0
+    assert (out / "toy" / "plots" / "subset_sums.png").stat().st_size > 0  # the kind's own figure
     markdown = (out / "toy" / "board.md").read_text()
     assert "| Sum |" in markdown and "† paper — made up" in markdown
     site = (out / "site" / "toy.html").read_text()

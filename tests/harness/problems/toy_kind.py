@@ -108,6 +108,21 @@ class SubsetKind(ProblemKind):
         return InstanceShape(n=problem.items, group=str(fields.get("group") or "subsets"), family="subset",
                              series="subsets")
 
+    def plots(self):
+        return {"sums": _sums_figure}
+
+
+def _sums_figure(board):
+    """The mean sum each row reached (a figure only this kind draws)."""
+    from matplotlib.figure import Figure
+
+    rows = board.rows[board.rows["runs"] > 0]
+    fig = Figure(figsize=(4, 3))
+    ax = fig.subplots()
+    ax.bar(range(len(rows)), rows["mean_total"].astype(float))
+    ax.set_title("mean sum per row")
+    return fig
+
 
 register_kind(SubsetKind())
 

@@ -1,4 +1,4 @@
-"""A small results store made of real runs, for the leaderboard, plot, site and export tests.
+"""A small results store made of real runs, for the board, writer, markdown, plot, site and export tests.
 
 Cells are planned by the runner and run in this process (:func:`harness.bench.cells.run_cell`,
 no sandbox processes) so that building the store takes about a second; rows for
@@ -99,15 +99,16 @@ def make_store(tmp_path: Path) -> tuple[str, object, Path]:
 
 def shared_board(tmp_path_factory) -> dict:
     """The tiny store and its written board, built once per test session and shared by the
-    leaderboard, plot and site tests (tests must not modify these files; copy them first)."""
+    board, writer, markdown, plot and site tests (tests must not modify these files; copy them first)."""
     import json
 
     root = tmp_path_factory.getbasetemp() / "tiny-board"
     done = root / "done.json"
     if not done.exists():
         from harness.bench.store import Store
-        from harness.report.leaderboard import build_board, write_board
+        from harness.report.board import build_board
         from harness.report.site import write_site
+        from harness.report.writer import write_board
 
         root.mkdir(parents=True, exist_ok=True)
         url, suite, path = make_store(root)

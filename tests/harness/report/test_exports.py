@@ -21,7 +21,6 @@ from harness.report.exports import (
     endpoints_per_router,
     export_text,
     load_network,
-    torus_graph,
     write_export,
 )
 
@@ -229,12 +228,49 @@ def test_endpoints_per_router(solution_doc, routes_doc):
 
 
 def test_torus_graph_uses_the_routing_node_ids():
-    from harness.problems.routing import torus
+    import solvers
+    from harness.problems.routing import make_problem
+    from solvers.contract.budget import Budget
+    from solvers.contract.execution import execute
 
-    net = torus("4x3")
-    g = torus_graph(net)
+    table = execute(solvers.create("dor"), make_problem("4x3"), seed=1, budget=Budget(time_s=10)).solution
+    network = load_network(table.to_dict())
+    g = network.graph
     assert g.has_edge(0, 1) and g.has_edge(0, 3) and g.has_edge(0, 4)  # X varies fastest: 0-1 is +X
-    assert g.m == 24
+    assert g.m == 24 and network.radix == 4 and network.shortcut_edges is None
+
+
+# --------------------------------------------------------------------------- the one network loader
+
+
+def test_every_kind_gives_the_network_of_its_documents(solution_doc, routes_doc):
+    """Solutions and routing tables go through their kinds' graph_of: the loader names no kind."""
+    from harness.problems import networks
+    from harness.problems.registry import get_kind
+
+    sol = networks.from_document(solution_doc)
+    assert sol.graph == get_kind("shortcut").graph_of(solution_doc).graph
+    assert sol.radix == 4 and sorted(map(tuple, sol.shortcut_edges.tolist())) == [(0, 4), (0, 8), (4, 12), (8, 12)]
+    assert sol.meta["problem"]["base"] == "ring:16" and sol.meta["solver"]["name"] == "hand" and sol.routes is None
+    routes = networks.from_document(routes_doc)
+    assert routes.graph.n == 32 and routes.routes is not None and routes.radix == 8
+    assert routes.meta["problem"] == routes.routes.problem.describe()
+
+
+def test_the_loader_tries_each_accepted_form(solution_doc, tmp_path):
+    from harness.problems import networks
+
+    sol = tmp_path / "s.json"
+    sol.write_text(json.dumps(solution_doc))
+    edges = tmp_path / "g.edges"
+    edges.write_text("0 1\n1 2\n")
+    assert networks.load_network(str(sol)).graph == load_network(solution_doc).graph
+    assert networks.load_network(str(edges)).graph.m == 2
+    assert networks.load_network(" torus:4x4 ").graph == parse_spec("torus:4x4")
+    with pytest.raises(HopbenchError, match="neither a file nor a topology spec; give e.g. torus:8x8"):
+        networks.load_network(str(edges), forms=("topology",))
+    with pytest.raises(HopbenchError, match="cannot cost format 'nope'; give a hopbench result document"):
+        networks.from_document({"format": "nope"}, "x.json", action="cost")
 
 
 def test_export_command(cli, solution_doc, routes_doc, tmp_path):
@@ -273,3 +309,11 @@ def test_export_command_bad_input(cli, solution_doc, tmp_path, args, fragment):
         argv += ["--format", "anynet"]
     code, _, err = cli("export", *argv)
     assert code == 2 and fragment in err and err.count("\n") == 1, err
+
+
+def test_the_command_offers_every_export_format():
+    # harness.cli.export repeats the tuple so that 'hopbench --help' need not import numpy
+    from harness.cli.export import FORMATS as offered
+    from harness.report.exports import FORMATS
+
+    assert offered == FORMATS

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from harness.bench.store import Store
-from harness.report.leaderboard import build_board, display_label
+from harness.report.board import build_board
+from harness.report.labels import display_label
 from harness.report.plots import anytime_figure, make_plots, objective_vs_n_figure, winrate_figure
 from tests.harness.report.board_fixtures import shared_board
 

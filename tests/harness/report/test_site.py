@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 import pandas as pd
 import pytest
 
-from harness.report.leaderboard import visible
+from harness.report.formatting import visible
 from harness.report.site import write_site
 from tests.harness.report.board_fixtures import shared_board
 

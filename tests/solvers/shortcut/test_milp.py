@@ -11,8 +11,10 @@ from harness.bench.suites import load_suite
 from harness.engine.distances import summary
 from harness.graphs.topologies import parse_spec
 from harness.problems.shortcut.problem import ShortcutProblem, objective_value
+from harness.testing.conformance import busy_cores
 from solvers.contract.budget import Budget
 from solvers.contract.execution import execute
+from solvers.contract.limits import overrun_allowance
 from solvers.shortcut._milp_model import build, candidates
 from solvers.shortcut._milp_symmetry import symmetry
 
@@ -230,11 +232,13 @@ def test_warm_start_hint_is_used():
     assert out.trace[0].info.get("source") == "warm start"
 
 
-def test_too_large_ends_with_bound_and_gap():
+def test_too_large_ends_within_its_limit_under_load_with_bound_and_gap():
+    """Building this model alone takes about 3 s of Python: the build must watch the clock too."""
     p = problem("ring:36", 4, 12)
-    out = solve(p, time_s=4.0, warm_max_s=0.5)
+    with busy_cores():
+        out = solve(p, time_s=4.0, warm_max_s=0.5)
     extra = out.solution.extra
-    assert out.elapsed_s < 8.0
+    assert out.elapsed_s <= 4.0 + overrun_allowance(4.0)
     assert extra["status"] == "feasible"
     assert 0 < extra["bound"] < out.solution.evaluation.objective
     assert extra["gap"] == pytest.approx((out.solution.evaluation.objective - extra["bound"])

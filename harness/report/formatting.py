@@ -1,0 +1,115 @@
+"""Table cells shared by the markdown board and the site: number, gap and time formats, which rows
+show, the metric columns of a kind, and where published reference rows go.
+
+Both renderers call these on plain row dicts (a board's rows, or ``board.csv``
+read back), so the markdown board and the site show the same values.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from harness.problems.registry import get_kind
+from harness.problems.registry import kind_of_objective as get_kind_of_objective
+
+
+def is_missing(x: Any) -> bool:
+    """Whether a cell is blank: None, NaN or pandas' NA."""
+    if x is None:
+        return True
+    try:
+        import pandas as pd
+
+        return bool(pd.isna(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def fmt_num(x: Any, digits: int = 4) -> str:
+    """A value for a table cell: blank when missing, integers without decimals."""
+    if is_missing(x):
+        return ""
+    x = float(x)
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def fmt_gap(x: Any) -> str:
+    """A relative gap as a signed percentage."""
+    if is_missing(x):
+        return ""
+    x = float(x)
+    if math.isinf(x):
+        return "inf"
+    return f"{100 * x:+.2f}%"
+
+
+def fmt_time(x: Any) -> str:
+    """A wall time in seconds, three significant digits."""
+    return "" if is_missing(x) else f"{float(x):.3g}"
+
+
+def fmt_failed(rec: dict[str, Any]) -> str:
+    """A row's failed cells in words (``1 error, 2 timeout``); blank when there are none."""
+    parts = [f"{int(rec[k])} {name}" for k, name in (("errors", "error"), ("timeouts", "timeout"),
+                                                      ("skipped", "skipped")) if int(rec[k])]
+    return ", ".join(parts)
+
+
+def metric_columns(kind: str) -> list[tuple[str, str, str]]:
+    """``(board column, reference key, header)`` of the metrics a kind shows beside the objective."""
+    return [(c.column, c.metric, c.header) for c in get_kind(kind).metric_columns]
+
+
+def names_metric(rec: dict[str, Any]) -> bool:
+    """Whether a row's published gap compares a metric other than the objective (then it is named)."""
+    metric = rec.get("published_metric")
+    if metric in (None, "objective") or is_missing(metric):
+        return False
+    return not get_kind_of_objective(rec.get("objective_name")).metric_is_objective(metric, rec.get("objective_name"))
+
+
+def visible(rec: dict[str, Any]) -> bool:
+    """Rows shown in the markdown board and the site: some run other than a declined (skipped) one."""
+    return int(rec["runs"]) + int(rec["errors"]) + int(rec["timeouts"]) > 0
+
+
+def reference_label(ref: dict[str, Any]) -> str:
+    """How a published reference row is named: ``† label — source``."""
+    return f"† {ref.get('label') or 'published'} — {ref.get('source') or 'published'}"
+
+
+def interleave(rows: list[dict[str, Any]], refs: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """One instance's rows with its published reference rows placed right after the (first) row of
+    the solver they correspond to; references without a matching row close the block."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    placed: set[int] = set()
+    seen: set[str] = set()
+    for rec in rows:
+        out.append(("ours", rec))
+        if rec["solver"] in seen:
+            continue
+        seen.add(rec["solver"])
+        for k, ref in enumerate(refs):
+            if k not in placed and ref.get("solver") == rec["solver"]:
+                out.append(("published", ref))
+                placed.add(k)
+    out.extend(("published", ref) for k, ref in enumerate(refs) if k not in placed)
+    return out
+
+
+#: the column legend under a board's header (markdown emphasis; the site strips it)
+GAP_LEGEND = (
+    "**Columns.** *Runs*: ok runs (seeds) in the statistics; *Failed*: cells that ended in an error or a "
+    "timeout, or that the solver declined. *Mean ± 95% CI*: mean objective over the ok runs ± the half-width "
+    "of the Student-t 95% confidence interval (blank for one run). *Best*: the best run's objective, linked "
+    "to its solution file (`hopbench verify FILE` re-checks it). *Gap LB*: (mean − lower bound) / lower bound, "
+    "the bound being Moore/Cerf for (N, cap) through the objective, or ceil(γ_perfect) on the max channel load "
+    "of a routing table. *Gap opt.*: to the proven optimum. *Gap pub.*: our mean of the compared metric "
+    "(named in brackets when it is not the objective) against the best published value of that metric. "
+    "*Rank*: by mean objective per instance, ties share a rank. Rows marked † are the papers' published "
+    "values, not our runs."
+)

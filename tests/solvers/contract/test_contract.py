@@ -1,0 +1,59 @@
+"""The solver contract: the time-limit rule, the registry's notion of built-in, the one warm-up path."""
+from __future__ import annotations
+
+import pytest
+
+import solvers
+from solvers.contract import hard_limit, overrun_allowance
+from solvers.contract import warmup
+
+
+@pytest.mark.parametrize("limit, allowed", [(1.0, 0.5), (2.0, 0.5), (10.0, 0.5), (20.0, 1.0), (120.0, 6.0)])
+def test_the_overrun_allowance_is_the_larger_of_half_a_second_and_five_percent(limit, allowed):
+    assert overrun_allowance(limit) == pytest.approx(allowed)
+
+
+def test_the_hard_limit_is_the_safety_net_well_past_the_allowance():
+    for limit in (0.5, 2.0, 60.0, 600.0):
+        assert hard_limit(limit) == pytest.approx(1.2 * limit + 5.0)
+        assert hard_limit(limit) > limit + overrun_allowance(limit)
+
+
+def test_built_in_means_shipped_in_the_backend_packages():
+    assert all(solvers.is_builtin(name) for name in solvers.names())
+    assert not solvers.is_builtin("no-such-solver")
+
+
+def test_a_solver_is_warmed_up_once_per_parameter_set_on_its_kinds_warm_up_problems(monkeypatch):
+    calls = []
+    monkeypatch.setattr(warmup, "_warmed", set())
+    monkeypatch.setattr(warmup, "execute", lambda solver, problem, **kw: calls.append((solver.name, problem)))
+    warmup.warm_up_solver("dor")
+    warmup.warm_up_solver("dor")
+    from harness.problems.registry import get_kind
+
+    assert len(calls) == len(get_kind("routing").warm_up_problems())
+    warmup.warm_up_solver("dor", {"tie": "negative"})
+    assert len(calls) == 2 * len(get_kind("routing").warm_up_problems())
+
+
+def test_a_failing_warm_up_is_left_for_the_real_run_to_report(monkeypatch):
+    monkeypatch.setattr(warmup, "_warmed", set())
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("kernel failed to compile")
+
+    monkeypatch.setattr(warmup, "execute", boom)
+    warmup.warm_up_solver("random")  # no exception
+
+
+def test_a_broken_plugin_entry_point_is_a_one_line_error_naming_it(monkeypatch):
+    import importlib.metadata as md
+
+    from harness.errors import HopbenchError
+    from solvers.contract import registry
+
+    broken = md.EntryPoint(name="broken", value="no_such_plugin_module", group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(md, "entry_points", lambda group=None: [broken] if group == registry.ENTRY_POINT_GROUP else [])
+    with pytest.raises(HopbenchError, match="cannot load solver plug-in 'broken' .*fix or uninstall that package"):
+        registry._load_entry_points()
