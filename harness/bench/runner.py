@@ -14,8 +14,11 @@ from __future__ import annotations
 import concurrent.futures as cf
 import itertools
 import os
+import queue
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,9 +176,10 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
 
     ``executor`` is an ``(executor, client)`` pair from :func:`make_executor` when the
     caller connected already (to fail on an unreachable scheduler before printing anything).
+    With ``progress``, a bar on stderr counts the cells, its ETA taken from the cells' own
+    run times (never from their solvers' warm-ups); on local workers a status line under
+    it says which solvers are being warmed up (:class:`Progress`).
     """
-    from tqdm import tqdm
-
     from harness.bench.sandbox import close_all, run_isolated
 
     report = RunReport(total=len(plan.cells), ran=0, already_done=plan.skipped_done)
@@ -187,29 +191,42 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
         return report
     commit = git_commit()
     executor, client = executor or make_executor(jobs, scheduler)
-    bar = tqdm(total=len(plan.todo), disable=not progress, unit="cell", dynamic_ncols=True, file=sys.stderr)
-    failures = 0
+    # warm-ups are reported live by local sandboxes only (a Dask worker's thread cannot call back here)
+    live = progress and client is None
+    events: queue.SimpleQueue | None = queue.SimpleQueue() if live else None
+    display = Progress(len(plan.todo), warm_ups=_solvers_to_warm_up(plan.todo) if live else [],
+                       slots=_slots(jobs, client), enabled=progress)
+    futures: dict[cf.Future, dict[str, Any]] = {}
     try:
-        futures = {executor.submit(run_isolated, cell): cell for cell in plan.todo}
-        for fut in cf.as_completed(futures):
-            cell = futures[fut]
-            try:
-                result = fut.result()
-            except Exception as exc:  # the executor itself failed this cell (e.g. a lost Dask worker)
-                result = failed_result(cell, "error", f"executor: {type(exc).__name__}: {exc}")
-            store.record(result_row(cell, result, commit, extra), result.get("trace") or [])
-            report.ran += 1
-            report.statuses[result["status"]] += 1
-            if result["status"] in ("error", "timeout"):
-                failures += 1
-            bar.set_postfix(failures=failures, refresh=False)
-            bar.update(1)
+        for cell in plan.todo:
+            if events is not None:
+                futures[executor.submit(run_isolated, cell, _listener(events))] = cell
+            else:
+                futures[executor.submit(run_isolated, cell)] = cell
+        order = {fut: k for k, fut in enumerate(futures)}
+        pending = set(futures)
+        while pending:
+            # with a display, wake up every second to show warm-ups and tick the clocks
+            done, pending = cf.wait(pending, timeout=1.0 if progress else None, return_when=cf.FIRST_COMPLETED)
+            while events is not None and not events.empty():
+                display.warm_up_event(*events.get())
+            display.tick()
+            for fut in sorted(done, key=order.__getitem__):
+                cell = futures[fut]
+                try:
+                    result = fut.result()
+                except Exception as exc:  # the executor itself failed this cell (e.g. a lost Dask worker)
+                    result = failed_result(cell, "error", f"executor: {type(exc).__name__}: {exc}")
+                store.record(result_row(cell, result, commit, extra), result.get("trace") or [])
+                report.ran += 1
+                report.statuses[result["status"]] += 1
+                display.cell_done(result)
     except KeyboardInterrupt:
         for fut in futures:
             fut.cancel()
         raise
     finally:
-        bar.close()
+        display.close()
         try:
             executor.shutdown(wait=False, cancel_futures=True)
         except TypeError:  # Dask's executor has no cancel_futures
@@ -220,8 +237,175 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
     return report
 
 
+def _listener(events: queue.SimpleQueue):
+    """What a local sandbox tells of its warm-ups: ``(event, solver, worker thread, time)`` on ``events``."""
+    def notify(event: str, solver: str) -> None:
+        events.put((event, solver, threading.get_ident(), time.monotonic()))
+
+    return notify
+
+
+def _solvers_to_warm_up(cells: list[dict[str, Any]]) -> list[str]:
+    """The solvers the sandboxes warm up before their first cell (the built-in ones)."""
+    import solvers
+
+    return [name for name in dict.fromkeys(c["solver"] for c in cells) if solvers.is_builtin(name)]
+
+
+def _slots(jobs: int, client: Any) -> int:
+    """How many cells run at once: the local workers, or the threads of the Dask cluster."""
+    if client is not None:
+        try:
+            return max(1, sum(client.nthreads().values()))
+        except Exception:  # a cluster that does not answer: the ETA is only an estimate
+            return max(1, jobs)
+    return max(1, jobs)
+
+
+def cells_eta(remaining: int, run_seconds: float, runs: int, slots: int) -> float | None:
+    """Seconds left for ``remaining`` cells when ``runs`` finished cells ran ``run_seconds`` in all
+    (their own run times, warm-ups excluded), ``slots`` at a time; None before any cell ran."""
+    if remaining <= 0:
+        return 0.0
+    if runs <= 0:
+        return None
+    return remaining * (run_seconds / runs) / max(1, min(slots, remaining))
+
+
+class Progress:
+    """What ``hopbench run`` shows on stderr while the cells run (nothing when not ``enabled``).
+
+    A bar of the cells: done/total, elapsed time, failures and an ETA from the cells' own run
+    times (a solver's one-time warm-up is no cell's time; while solvers are still to be warmed
+    up, the ETA says how many, as their warm-ups come on top).  Under it, when there are solvers
+    to warm up (``warm_ups``, known from local workers), a status line: which solvers a worker is
+    warming up now — numba compiles their kernels, minutes on a cold cache, once per install —
+    and how many are ready.  On a terminal the clocks tick every second; elsewhere (a log
+    file) the display is only redrawn when something happens.
+    """
+
+    def __init__(self, total: int, *, warm_ups: list[str], slots: int, enabled: bool = True, file: Any = None,
+                 clock: Any = time.monotonic) -> None:
+        self.enabled = enabled
+        self.total = total
+        self.slots = slots
+        self.clock = clock
+        self.done = 0
+        self.failures = 0
+        self.run_seconds = 0.0
+        self.runs = 0
+        self.to_warm = list(warm_ups)
+        self.ready: set[str] = set()
+        self.warming: dict[Any, tuple[str, float]] = {}  # worker -> (solver, since)
+        self.bar = self.status = None
+        self.ticks = False
+        self._drawn_at = clock()
+        if not enabled:
+            return
+        from tqdm import tqdm
+
+        out = file if file is not None else sys.stderr
+        self.ticks = bool(getattr(out, "isatty", lambda: False)())
+        self.bar = tqdm(total=total, unit="cell", dynamic_ncols=True, file=out, desc="cells", postfix=self.postfix(),
+                        bar_format="{desc} {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
+        if self.to_warm:
+            self.status = tqdm(total=len(self.to_warm), dynamic_ncols=True, file=out, position=1, leave=False,
+                               bar_format="{desc}", desc=self.status_text())
+
+    def warm_up_event(self, event: str, solver: str, worker: Any, at: float) -> None:
+        """A sandbox's news (:data:`harness.bench.sandbox.Listener`): ``warming``, ``warmed`` or ``warm-up failed``."""
+        if event == "warming":
+            self.warming[worker] = (solver, at)
+        else:
+            self.warming.pop(worker, None)
+            if event == "warmed":
+                self.ready.add(solver)
+        self.refresh()
+
+    def cell_done(self, result: dict[str, Any]) -> None:
+        """A cell finished (its result, with the sandbox's ``timing``)."""
+        self.done += 1
+        if result["status"] in ("error", "timeout"):
+            self.failures += 1
+        run_s = (result.get("timing") or {}).get("run_s")
+        if run_s is not None:
+            self.run_seconds += float(run_s)
+            self.runs += 1
+        if self.bar is not None:
+            self.bar.set_postfix_str(self.postfix(), refresh=False)
+            self.bar.update(1)
+
+    def eta(self) -> float | None:
+        """Seconds the remaining cells will run, warm-ups aside (None before any cell ran)."""
+        return cells_eta(self.total - self.done, self.run_seconds, self.runs, self.slots)
+
+    def postfix(self) -> str:
+        eta = self.eta()
+        text = f"ETA {'?' if eta is None else _clock_text(eta)}"
+        unready = len(set(self.to_warm) - self.ready)
+        if unready and self.done < self.total:
+            text += f" + {unready} warm-up{'s' if unready != 1 else ''}"
+        return f"{text}, failures={self.failures}"
+
+    def status_text(self) -> str:
+        """The status line: the warm-ups under way, and how many solvers are ready."""
+        text = f"warm-up: {len(self.ready & set(self.to_warm))}/{len(self.to_warm)} solvers ready"
+        if self.warming:
+            names = list(dict.fromkeys(solver for solver, _ in self.warming.values()))
+            since = min(at for _, at in self.warming.values())
+            text += (f"; warming up {', '.join(names)} (numba compiles kernels, once per install) "
+                     f"{_clock_text(self.clock() - since)}")
+        return text
+
+    def refresh(self) -> None:
+        """Redraw the bar and the status line."""
+        if self.bar is None:
+            return
+        self._drawn_at = self.clock()
+        self.bar.set_postfix_str(self.postfix(), refresh=False)
+        self.bar.refresh()
+        if self.status is not None:
+            self.status.set_description_str(self.status_text(), refresh=False)
+            self.status.refresh()
+
+    def tick(self) -> None:
+        """On a terminal, redraw once a second so that the clocks move."""
+        if self.ticks and self.clock() - self._drawn_at >= 1.0:
+            self.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.refresh()
+        if self.status is not None:
+            self.status.close()  # leave=False: the line goes away
+        if self.bar is not None:
+            self.bar.close()
+        self.bar = self.status = None
+
+
+def _clock_text(seconds: float) -> str:
+    """``m:ss`` (``h:mm:ss`` from an hour on)."""
+    s = int(round(max(0.0, seconds)))
+    h, s = divmod(s, 3600)
+    m, s = divmod(s, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def instance_objectives(plan: MatrixPlan) -> dict[str, str]:
+    """The objective of each instance of the plan, as its problem (built by its kind) names it, in the
+    suite's order."""
+    planned = {c["instance"] for c in plan.cells}
+    return {i.id: str(i.problem().objective) for i in plan.suite.instances if i.id in planned}
+
+
 def summary_table(store: Store, plan: MatrixPlan) -> str:
-    """Per solver and parameter set: cells by status, mean objective and median time (this matrix only)."""
+    """One block per objective, one row per solver and parameter set: cells by status, how many
+    instances ran ok, mean objective and median time over the ok cells (this matrix only).
+
+    Objectives are never averaged together (an ASPL is no diameter), and declined cells (status
+    ``skipped``) are counted apart and are in no mean.  Within a block a row's mean is over the
+    instances it ran ok; when the rows' instances differ, the block says so.
+    """
     import pandas as pd
 
     df = store.dataframe(suite=plan.suite.name, with_solutions=False)
@@ -229,13 +413,33 @@ def summary_table(store: Store, plan: MatrixPlan) -> str:
     df = df[df["cell_key"].isin(keys)]
     if df.empty:
         return "(nothing recorded)"
-    rows = []
-    for (solver, tag), g in df.groupby(["solver", "params_tag"], sort=True):
-        ok = g[g.status == "ok"]
-        rows.append({
-            "solver": solver, "params": tag, "cells": len(g),
-            **{s: int((g.status == s).sum()) for s in ("ok", "error", "timeout", "skipped")},
-            "mean objective": ok.objective.mean() if len(ok) else float("nan"),
-            "median time s": ok.elapsed_s.median() if len(ok) else float("nan"),
-        })
-    return pd.DataFrame(rows).to_string(index=False, float_format=lambda x: f"{x:.4g}")
+    objective_of = instance_objectives(plan)
+    df = df.assign(objective_name=df["instance"].map(objective_of))
+    recorded = set(df["instance"])
+    blocks = []
+    for objective in dict.fromkeys(objective_of[i] for i in objective_of if i in recorded):
+        in_block = df[df["objective_name"] == objective]
+        size = sum(1 for o in objective_of.values() if o == objective)
+        rows, covered = [], set()
+        for (solver, tag), g in in_block.groupby(["solver", "params_tag"], sort=True):
+            ok = g[g["status"] == "ok"]
+            # a disconnected graph's objective is inf, stored as NULL
+            values = ok["objective"].astype(float).fillna(float("inf"))
+            if len(ok):
+                covered.add(frozenset(ok["instance"]))
+            rows.append({
+                "solver": solver, "params": tag, "cells": len(g), "ok": len(ok),
+                "error": int((g["status"] == "error").sum()), "timeout": int((g["status"] == "timeout").sum()),
+                "declined": int((g["status"] == "skipped").sum()),
+                "instances": f"{ok['instance'].nunique()}/{size}",
+                "mean objective": values.mean() if len(ok) else float("nan"),
+                "median time s": ok["elapsed_s"].median() if len(ok) else float("nan"),
+            })
+        table = pd.DataFrame(rows).to_string(index=False, float_format=lambda x: f"{x:.4g}", na_rep="-")
+        head = f"objective {objective} ({size} instance{'s' if size != 1 else ''})"
+        note = (["(the rows' means are over different instances, see 'instances'; 'hopbench board' compares "
+                 "them instance by instance)"] if len(covered) > 1 else [])
+        blocks.append("\n".join([head, table, *note]))
+    legend = ("instances: how many of the objective's instances the row ran ok; mean objective, median time: "
+              "over its ok cells\ndeclined: cells the solver declined (recorded 'skipped'), in no mean")
+    return "\n\n".join(blocks + [legend])

@@ -4,12 +4,15 @@ The coordinator (or a Dask worker) calls :func:`run_isolated` from any thread.
 Each thread keeps one child ``python -m harness.bench.sandbox`` process, started
 once and reused for many cells: cells go in as JSON lines on its stdin, and
 messages come back as JSON lines on its stdout — ``ready`` once the child has
-imported everything, ``started`` when a cell's clock starts (after a one-time
-warm-up of its solver, so JIT compilation is never charged to a cell), then
-the result.  A cell that has not answered by its hard limit (1.2 x time limit
-+ 5 s after it started) is killed with the child and recorded as ``timeout``;
-a child that dies is recorded as ``error``; either way a fresh child serves the
-next cell.  Using a subprocess (not multiprocessing) keeps this working inside
+imported everything, ``warming`` (with the solver's name) when it starts the
+one-time warm-up of a built-in solver, ``started`` when a cell's clock starts
+(after that warm-up, so JIT compilation is never charged to a cell), then the
+result.  The parent passes the warm-up on to a listener (the runner's progress
+display), and each result's ``timing`` tells the seconds spent warming up from
+the seconds the cell itself ran.  A cell that has not answered by its hard
+limit (1.2 x time limit + 5 s after it started) is killed with the child and
+recorded as ``timeout``; a child that dies is recorded as ``error``; either way
+a fresh child serves the next cell.  Using a subprocess (not multiprocessing) keeps this working inside
 Dask's daemonic worker processes.
 """
 from __future__ import annotations
@@ -24,13 +27,16 @@ import tempfile
 import threading
 import time
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 from harness._paths import REPO_ROOT
 from harness.bench.cells import failed_result, hard_limit, warm_up_limit
 
 #: seconds a new child may take to import harness, solvers and numba
 STARTUP_TIMEOUT = 300.0
+
+#: ``listener(event, solver)``: told of a sandbox's warm-ups, from the thread that drives it
+Listener = Callable[[str, str], None]
 
 _local = threading.local()
 _all: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
@@ -52,6 +58,8 @@ class Sandbox:
         self.ready = False
         self.phase = "start"
         self.clock = time.monotonic()
+        self.sent_at = self.clock
+        self.warming: str | None = None  # the solver whose warm-up is under way
         self._buffer = b""
         _all.add(self)
 
@@ -108,11 +116,13 @@ class Sandbox:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return json.loads(line)
 
-    def start_cell(self, cell: dict[str, Any]) -> float:
+    def start_cell(self, cell: dict[str, Any], notify: Listener | None = None) -> float:
         """Send a cell; return the monotonic time its clock started (after any warm-up).
 
         ``self.clock`` holds the time from which a timeout is measured: when the
-        cell was sent, then when it started.
+        cell was sent, then when it started.  ``notify(event, solver)`` hears
+        ``"warming"`` when the child starts warming the cell's solver up and
+        ``"warmed"`` when that warm-up is over.
         """
         if not self.ready:
             try:
@@ -125,9 +135,19 @@ class Sandbox:
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise _Died(self.proc.poll()) from None
-        self.clock = time.monotonic()
+        self.clock = self.sent_at = time.monotonic()
         self.phase = "warm-up"
-        self._receive(self.clock + warm_up_limit(cell))  # "started", after the solver's one-time warm-up
+        deadline = self.clock + warm_up_limit(cell)
+        message = self._receive(deadline)
+        while message.get("event") == "warming":  # then "started", after the solver's one-time warm-up
+            self.warming = str(message.get("solver"))
+            if notify is not None:
+                notify("warming", self.warming)
+            message = self._receive(deadline)
+        if self.warming is not None:
+            if notify is not None:
+                notify("warmed", self.warming)
+            self.warming = None
         self.phase = "run"
         self.clock = time.monotonic()
         return self.clock
@@ -144,8 +164,15 @@ class _Died(Exception):
     pass
 
 
-def run_isolated(cell: dict[str, Any]) -> dict[str, Any]:
-    """Run ``cell`` in this thread's sandbox, enforcing the hard time limit."""
+def run_isolated(cell: dict[str, Any], notify: Listener | None = None) -> dict[str, Any]:
+    """Run ``cell`` in this thread's sandbox, enforcing the hard time limit.
+
+    ``notify(event, solver)`` (optional, called from this thread) hears of the solver's
+    warm-up: ``"warming"``, then ``"warmed"`` or, when the warm-up was killed or its
+    worker died, ``"warm-up failed"``.  The result's ``timing`` holds ``warm_up_s`` (the
+    seconds from sending the cell to its clock's start) and ``run_s`` (from then to the
+    result; None when the cell never started).
+    """
     from harness.bench.store import now
 
     box: Sandbox | None = getattr(_local, "box", None)
@@ -153,9 +180,12 @@ def run_isolated(cell: dict[str, Any]) -> dict[str, Any]:
         box = _local.box = Sandbox(cell.get("threads", 1))
     started = now()
     limit = hard_limit(cell)
+    t0 = None
     try:
-        t0 = box.start_cell(cell)
-        return box.finish_cell(t0 + limit)
+        t0 = box.start_cell(cell, notify)
+        result = box.finish_cell(t0 + limit)
+        result["timing"] = _timing(box, t0)
+        return result
     except _Timeout:
         box.kill()
         _local.box = None
@@ -171,7 +201,19 @@ def run_isolated(cell: dict[str, Any]) -> dict[str, Any]:
         box.kill()
         _local.box = None
         status, error = "error", f"worker process died (exit code {exc.args[0]})" + (f": {tail}" if tail else "")
-    return failed_result(cell, status, error, elapsed_s=time.monotonic() - box.clock, started_at=started.isoformat())
+    if box.warming is not None and notify is not None:
+        notify("warm-up failed", box.warming)
+    result = failed_result(cell, status, error, elapsed_s=time.monotonic() - box.clock, started_at=started.isoformat())
+    result["timing"] = _timing(box, t0)
+    return result
+
+
+def _timing(box: Sandbox, t0: float | None) -> dict[str, float | None]:
+    """Seconds a cell spent in its solver's warm-up and in its own run (None: it never started)."""
+    end = time.monotonic()
+    if t0 is None:
+        return {"warm_up_s": max(0.0, end - box.sent_at) if box.phase == "warm-up" else 0.0, "run_s": None}
+    return {"warm_up_s": t0 - box.sent_at, "run_s": end - t0}
 
 
 def close_all() -> None:
@@ -197,6 +239,7 @@ def _serve() -> None:
     _exit_with_parent()
     solvers.names()  # import every solver module now, not inside a cell
     send({"event": "ready"})
+    warmed: set[str] = set()  # what warm_up() has done in this process (once per solver and parameters)
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -204,6 +247,10 @@ def _serve() -> None:
         # the parent enforces the limits; these alarms (default action: terminate) only matter when
         # the parent is gone, so that an orphaned run cannot go on for ever
         signal.alarm(int(warm_up_limit(cell)) + 5)
+        key = json.dumps([cell["solver"], cell["params"]], sort_keys=True, default=str)
+        if key not in warmed and solvers.is_builtin(cell["solver"]):
+            send({"event": "warming", "solver": cell["solver"]})  # the parent shows it: compiling takes a while
+        warmed.add(key)
         warm_up(cell)
         send({"event": "started"})
         signal.alarm(int(hard_limit(cell)) + 5)

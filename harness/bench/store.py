@@ -13,7 +13,8 @@ version table of hopbench's own name, ``hopbench_alembic_version`` (an Optuna st
 in the same database keeps its ``alembic_version``).  How :meth:`Store.open` treats
 what it finds:
 
-- an empty database gets every migration (the tables are created);
+- an empty database gets every migration (the tables are created), but ``mode="read"``
+  refuses a SQLite URL whose file does not exist, so a mistyped path is an error, not a new store;
 - a store made before versioning (a ``runs`` table, no version) counts as revision
   0001, the layout of those releases;
 - a store of this release's revision (``schema.HEAD``) is used as it is; this is the
@@ -76,8 +77,16 @@ Mode = Literal["write", "read"]
 
 
 def params_tag(params: dict[str, Any]) -> str:
-    """A short readable label for a parameter set: ``t=10,y=3`` (or ``default``)."""
-    return ",".join(f"{k}={params[k]}" for k in sorted(params)) or "default"
+    """A short readable label for a parameter set: ``t=10,y=3`` (or ``default``).
+
+    Floats show at most 4 significant digits (``t0=0.003``, not a tuned value's 17): the
+    label is for reading; the exact values are in the params JSON, which alone makes the
+    cell key (:func:`cell_key`).
+    """
+    def shown(value: Any) -> Any:
+        return f"{value:.4g}" if isinstance(value, float) and math.isfinite(value) else value
+
+    return ",".join(f"{k}={shown(params[k])}" for k in sorted(params)) or "default"
 
 
 def cell_key(suite: str, instance: str, solver: str, params: dict[str, Any], seed: int,
@@ -114,6 +123,25 @@ def shown_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # not a URL SQLAlchemy can parse: mask what looks like user:password@
         return re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", url)
+
+
+def _sqlite_file_exists(url: str) -> None:
+    """Refuse a SQLite URL whose file does not exist (in-memory and ``file:`` URI databases pass)."""
+    try:
+        parsed = make_url(url)
+    except Exception:  # not a URL: Store.open says so
+        return
+    database = parsed.database if parsed.get_backend_name() == "sqlite" else None
+    if not database or database == ":memory:" or database.startswith("file:") or Path(database).exists():
+        return
+    path = Path(database).absolute()
+    if not Path(database).is_absolute() and Path("/" + database).exists():
+        hint = f"; for /{database} write sqlite:////{database}, four slashes"
+    else:
+        found = sorted(p.name for p in path.parent.glob("*.db"))[:5] if path.parent.is_dir() else []
+        hint = f"; that folder has {', '.join(found)}" if found else ""
+    raise HopbenchError(f"the results store {shown_url(url)} does not exist (no file {path}{hint}); give the "
+                        f"--storage URL of an existing store, or record runs first with 'hopbench run --suite S'")
 
 
 def _reason(exc: BaseException) -> str:
@@ -235,12 +263,14 @@ class Store:
         """Connect, creating the tables of an empty database; an unusable URL is a one-line error.
 
         ``mode="write"`` brings an older store up to this release's schema; ``mode="read"``
-        reads it as it is (see the module's docstring).  A store of a newer schema is
-        refused either way.
+        reads it as it is (see the module's docstring) and never creates a SQLite file.  A store
+        of a newer schema is refused either way.
         """
         if mode not in ("write", "read"):
             raise ValueError(f"mode must be 'write' or 'read', got {mode!r}")
         url = url or DEFAULT_URL
+        if mode == "read":
+            _sqlite_file_exists(url)  # reading never creates a store (a mistyped path would look empty)
         try:
             engine = create_engine(url, future=True, pool_pre_ping=True)
         except (ArgumentError, NoSuchModuleError, ValueError) as exc:

@@ -16,8 +16,8 @@ A suite file::
     cap = 6
     budget = 4                 # an integer or a formula (see below)
     split = "tune"             # optional: "tune" | "test"
-    best_known = 3.1           # optional, objective value
-    optimum = 3.0              # optional, proven optimal objective value
+    best_known = 1.7333333333333334   # optional, objective value
+    optimum = 1.7333333333333334      # optional, proven optimal objective value
     reference = [{ source = "Fuad et al. 2022, Table 2", label = "ECF", diameter = 3 }]
 
     [[grid]]                   # a product grid: one instance per combination
@@ -33,7 +33,9 @@ A suite file::
     reference = [...]
 
 Formulas are arithmetic only (+ - * / // % ** and parentheses); a budget or
-cap must come out as an integer.  Shortcut instance ids are
+cap must come out as an integer.  ``optimum``, ``best_known`` and the objective of
+published reference rows must lie within the bounds the instance's kind knows
+(checked when the suite loads, see :meth:`_Loader.check_known_values`).  Shortcut instance ids are
 ``{base}/cap{cap}/b{budget}/{objective}`` (plus ``/{family}`` and ``/regular``
 when set), e.g. ``torus:8x8/cap10/b16/aspl``.  Every other kind (``kind = "routing"``,
 or a plug-in kind) names its own keys, id and problem: the suite asks the kind
@@ -81,8 +83,34 @@ _CMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE:
         ast.Eq: operator.eq, ast.NotEq: operator.ne}
 
 
-def evaluate_formula(text: str, names: dict[str, Any], where: str) -> Any:
-    """Evaluate an arithmetic (or comparison) expression over ``names``, safely."""
+#: names a formula may use besides a grid's vars where a number is computed from a base, and what they mean
+BASE_NAMES = {"N": "the base's vertex count"}
+
+
+def _unknown_name(name: str, text: str, names: dict[str, Any], meanings: dict[str, str], where: str) -> str:
+    """The one-line error for an unknown name: what it may have meant, and every name that is known."""
+    known = sorted(set(names) | set(meanings), key=lambda k: (k.lower(), k))
+    message = f"{where}: unknown name {name!r} in {text!r}"
+    alike = [k for k in known if k.lower() == name.lower()]
+    if alike:
+        meaning = f" ({meanings[alike[0]]})" if alike[0] in meanings and alike[0] not in names else ""
+        return message + f"; did you mean {alike[0]!r}{meaning}? known names: {', '.join(known)}"
+    hidden = [k for k in BASE_NAMES if k.lower() == name.lower() and k not in known]
+    if hidden:
+        message += (f"; {hidden[0]} ({BASE_NAMES[hidden[0]]}) is known only in numbers computed from a base "
+                    f"(such as a cap or budget)")
+    return message + f"; known names: {', '.join(known) or 'none'}"
+
+
+def evaluate_formula(text: str, names: dict[str, Any], where: str, *,
+                     meanings: dict[str, str] | None = None) -> Any:
+    """Evaluate an arithmetic (or comparison) expression over ``names``, safely.
+
+    ``meanings`` describes names the context offers on demand (``N``, computed only when a formula
+    uses it): they count as known names in error messages, and a name that differs from a known one
+    only in case (``n`` for ``N``) is pointed at it.
+    """
+    meanings = meanings or {}
 
     def ev(node: ast.AST) -> Any:
         if isinstance(node, ast.Expression):
@@ -92,8 +120,7 @@ def evaluate_formula(text: str, names: dict[str, Any], where: str) -> Any:
             return node.value
         if isinstance(node, ast.Name):
             if node.id not in names:
-                known = ", ".join(sorted(names)) or "none"
-                raise HopbenchError(f"{where}: unknown name {node.id!r} in {text!r}; known names: {known}")
+                raise HopbenchError(_unknown_name(node.id, text, names, meanings, where))
             return names[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](ev(node.left), ev(node.right))
@@ -238,9 +265,9 @@ class _Loader:
 
     def resolve_number(self, value: Any, what: str, names: dict[str, Any], base: str | None, where: str) -> int:
         if isinstance(value, str):
-            if "N" in formula_names(value) and "N" not in names:
+            if base is not None and "N" in formula_names(value) and "N" not in names:
                 names = dict(names, N=self.vertex_count(base, where))
-            value = evaluate_formula(value, names, where)
+            value = evaluate_formula(value, names, where, meanings=BASE_NAMES if base is not None else None)
         return _as_int(value, what, where)
 
     def make(self, f: dict[str, Any], names: dict[str, Any], where: str) -> Instance:
@@ -333,10 +360,53 @@ class _Loader:
                 raise HopbenchError(self.where(f"instance id {inst.id!r} is defined twice"))
             seen[inst.id] = 1
         instances = self.annotate(instances, doc.get("annotations", []))
+        for inst in instances:
+            self.check_known_values(inst)
         time_limit = doc.get("time_limit")
         evaluations = doc.get("evaluations")
         return Suite(name=self.name, description=str(doc.get("description", "")), path=self.path,
                      instances=instances, time_limit=time_limit, evaluations=evaluations, raw=doc)
+
+    def check_known_values(self, inst: Instance) -> None:
+        """Refuse an ``optimum``, ``best_known`` or published objective that the instance's bounds rule out.
+
+        No solution scores below the kind's lower bound of the problem
+        (:meth:`~harness.problems.kind.ProblemKind.known_value_lower_bound`), nor above the kind's
+        upper bound (:meth:`~harness.problems.kind.ProblemKind.above_upper_bound`; for a
+        shortcut problem, what the base graph itself scores).  A value may
+        be rounded to the digits it is written with.  Only instances that carry such values build
+        their problem and bounds, so loading a large suite stays fast.
+        """
+        values = [(key, float(getattr(inst, key)), _written_tolerance(getattr(inst, key)))
+                  for key in ("optimum", "best_known") if getattr(inst, key) is not None]
+        if not values and not inst.references:
+            return
+        kind = get_kind(inst.kind)
+        try:
+            problem = inst.problem()
+        except HopbenchError as exc:
+            raise HopbenchError(self.where(f"instance {inst.id!r}: {exc}")) from None
+        for k, ref in enumerate(inst.references, 1):
+            value, tolerance = _reference_objective(kind, ref, problem.objective)
+            if value is not None:
+                name = ref.get("label") or ref.get("source") or f"#{k}"
+                values.append((f"reference {name!r} (its {problem.objective})", value, tolerance))
+        if not values:
+            return
+        lower = kind.known_value_lower_bound(problem)
+        lower = lower if lower is not None and math.isfinite(lower) else None
+        for key, value, tolerance in values:
+            if lower is not None and value < lower - tolerance - _SLACK * max(1.0, abs(lower)):
+                raise HopbenchError(self.where(
+                    f"instance {inst.id!r}: {key} = {value:g} is below {lower:.10g}, the lower bound of its "
+                    f"{problem.objective}: no solution scores that; correct or remove it"))
+        # the value farthest above its rounding is the one to ask about: if it is within, all are
+        key, value, tolerance = max(values, key=lambda v: v[1] - v[2])
+        upper = kind.above_upper_bound(problem, value - tolerance - _SLACK * max(1.0, abs(value)))
+        if upper is not None:
+            raise HopbenchError(self.where(
+                f"instance {inst.id!r}: {key} = {value:g} is above {upper:.10g}, {kind.upper_bound_meaning}: "
+                f"no solution scores that; correct or remove it"))
 
     def annotate(self, instances: list[Instance], notes: list[dict[str, Any]]) -> list[Instance]:
         index = {inst.id: k for k, inst in enumerate(instances)}
@@ -359,6 +429,38 @@ class _Loader:
                                     optimum=note.get("optimum", old.optimum),
                                     references=old.references + tuple(refs), note=note.get("note", old.note))
         return instances
+
+
+#: relative slack on top of a value's rounding when it is compared with a bound (float noise)
+_SLACK = 1e-9
+
+
+def _written_tolerance(value: Any) -> float:
+    """How far a number may lie from the truth if rounded to the digits it is written with (2.85: 0.005;
+    an integer is exact)."""
+    if isinstance(value, int):
+        return 0.0
+    text = repr(float(value))
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa.partition(".")[2]) - (int(exponent) if exponent else 0)
+    return 0.5 * 10.0 ** -decimals
+
+
+def _reference_objective(kind: Any, ref: dict[str, Any], objective: str) -> tuple[float | None, float]:
+    """The objective a published reference row states or implies (as the board derives it), and its rounding."""
+    numbers = {k: v for k, v in ref.items()
+               if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v))}
+    if not numbers:
+        return None, 0.0
+    if "objective" in numbers:
+        value, sources = numbers["objective"], ["objective"]
+    else:
+        value = kind.reference_objective({k: float(v) for k, v in numbers.items()}, objective)
+        sources = [k for k in kind.reference_metrics if k in numbers]  # what the objective may come from
+    if value is None or not math.isfinite(float(value)):
+        return None, 0.0
+    rounding = max((_written_tolerance(numbers[k]) for k in sources), default=0.0)
+    return float(value), rounding * max(1.0, abs(float(value)))
 
 
 def load_suite(name_or_path: str | Path) -> Suite:

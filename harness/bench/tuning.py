@@ -37,7 +37,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from harness._paths import TUNED_DIR as PUBLISHED_TUNED_DIR
+from harness._paths import PUBLISHED_TUNED_DIR
 from harness.errors import HopbenchError
 from harness.problems.registry import get_kind
 
@@ -45,14 +45,24 @@ SAMPLERS = ("tpe", "random", "grid")
 MAX_STUDY_NAME = 128
 #: the gap charged for a run that failed or timed out (a 100% gap)
 FAILURE_GAP = 1.0
-#: where ``--save`` writes and ``--params tuned`` reads, unless ``$HOPBENCH_TUNED_DIR`` says otherwise
-TUNED_DIR = PUBLISHED_TUNED_DIR
+#: the value of ``hopbench tune --save-to`` that writes the published parameters shipped with hopbench
+PUBLISHED = "published"
 
 
-def tuned_dir() -> Path:
-    """The tuned-parameter directory: ``$HOPBENCH_TUNED_DIR`` or the repository's ``leaderboards/tuned``."""
+def user_tuned_dir() -> Path:
+    """Where ``hopbench tune --save`` writes and ``--params tuned`` looks first: ``$HOPBENCH_TUNED_DIR``,
+    else ``tuned/`` in the per-user data directory (``~/.local/share/hopbench/tuned`` on Linux)."""
     env = os.environ.get("HOPBENCH_TUNED_DIR")
-    return Path(env) if env else TUNED_DIR
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return platformdirs.user_data_path("hopbench") / "tuned"
+
+
+def tuned_dirs() -> list[Path]:
+    """Where ``--params tuned`` looks, first match per solver wins: the user's own, then the published ones."""
+    return [user_tuned_dir(), PUBLISHED_TUNED_DIR]
 
 
 @dataclass
@@ -466,8 +476,24 @@ def summarise(cfg: TuneConfig, failures: list[str] | None = None) -> TuneResult:
 # --------------------------------------------------------------------------- tuned parameters
 
 
+def save_directory(where: str | None = None) -> Path:
+    """The directory ``hopbench tune --save-to WHERE`` writes to: :func:`user_tuned_dir` by default,
+    the published folder shipped with hopbench for ``published``, else the directory ``WHERE``."""
+    if where is None:
+        return user_tuned_dir()
+    if where == PUBLISHED:
+        return PUBLISHED_TUNED_DIR
+    if not where.strip():
+        raise HopbenchError("--save-to needs a directory, or 'published' for the parameters shipped with hopbench")
+    path = Path(where)
+    if path.exists() and not path.is_dir():
+        raise HopbenchError(f"--save-to {where} is a file; give a directory (or 'published' for the parameters "
+                            f"shipped with hopbench)")
+    return path
+
+
 def save_tuned(cfg: TuneConfig, result: TuneResult, directory: Path | None = None) -> Path:
-    """Write the best parameters to ``leaderboards/tuned/SOLVER.json`` and the store."""
+    """Write the best parameters to ``DIRECTORY/SOLVER.json`` (default :func:`user_tuned_dir`) and the store."""
     import solvers
     from harness import __version__
     from harness.bench.store import Store
@@ -475,38 +501,54 @@ def save_tuned(cfg: TuneConfig, result: TuneResult, directory: Path | None = Non
     if not result.best_params:
         raise HopbenchError(f"study {result.study} has no completed trial; nothing to save")
     full = solvers.create(cfg.solver, **result.best_params).config
-    directory = directory or tuned_dir()
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = directory or user_tuned_dir()
     path = directory / f"{cfg.solver}.json"
     doc = {"solver": cfg.solver, "params": result.best_params, "full_params": full, "study": result.study,
            "suite": cfg.suite, "split": cfg.split, "instances": cfg.instances, "seeds": cfg.seeds,
            "time_limit": cfg.time_limit, "value": result.best_value, "n_trials": result.n_trials,
            "date": date.today().isoformat(), "hopbench": __version__}
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc, indent=1) + "\n")
+    except OSError as exc:
+        raise HopbenchError(f"cannot write the tuned parameters to {path}: {exc.strerror or exc}; "
+                            f"give a writable --save-to DIR") from None
     Store.open(cfg.storage).save_tuned(solver=cfg.solver, study=result.study, suite=cfg.suite,
                                        params=result.best_params, value=result.best_value or math.nan,
                                        n_trials=result.n_trials)
     return path
 
 
+def tuned_file(name: str, directory: Path | None = None) -> Path | None:
+    """The file ``--params tuned`` takes solver ``name``'s parameters from (None: it keeps its defaults):
+    ``directory`` alone if given, else the first of :func:`tuned_dirs` that has one."""
+    for folder in [directory] if directory is not None else tuned_dirs():
+        path = folder / f"{name}.json"
+        if path.is_file():
+            return path
+    return None
+
+
 def load_tuned(solver_names: list[str] | None = None, directory: Path | None = None) -> dict[str, dict[str, Any]]:
-    """Tuned parameters per solver from ``leaderboards/tuned/`` (solvers without a file keep defaults)."""
+    """Tuned parameters per solver: the user's own (:func:`user_tuned_dir`, written by ``tune --save``) where
+    there are some, else the published ones shipped with hopbench; solvers with neither keep their defaults.
+    ``directory`` reads that folder alone."""
     import solvers
 
-    directory = directory or tuned_dir()
     names = solver_names or solvers.names()
     out = {}
     for name in names:
-        path = directory / f"{name}.json"
-        if path.exists():
+        path = tuned_file(name, directory)
+        if path is not None:
             try:
                 params = json.loads(path.read_text())["params"]
-            except (ValueError, KeyError):
+            except (ValueError, KeyError, TypeError):
                 raise HopbenchError(f"{path} is not a tuned-parameter file; re-create it with hopbench tune --save") \
                     from None
             solvers.create(name, **params)  # still valid for this version of the solver?
             out[name] = params
     if not out:
-        raise HopbenchError(f"no tuned parameters for {', '.join(names)} in {directory}; "
+        where = " or ".join(str(d) for d in ([directory] if directory is not None else tuned_dirs()))
+        raise HopbenchError(f"no tuned parameters for {', '.join(names)} in {where}; "
                             f"run hopbench tune SOLVER ... --save first")
     return out

@@ -76,9 +76,14 @@ def add_solver_options(p: argparse.ArgumentParser, *, output: str, json_help: st
     p.add_argument("--json", action="store_true", help=json_help)
 
 
-def run_solver(solver: Any, problem: Any, args: argparse.Namespace) -> Any:
+def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report: Any = None,
+               on_start: Any = None) -> Any:
     """Run ``solver`` once on ``problem`` under ``--time-limit``, its kernels compiled before the clock
-    starts; returns the run's outcome (solution, trace, evaluations, elapsed time)."""
+    starts; returns the run's outcome (solution, trace, evaluations, elapsed time).
+
+    ``on_report(point)`` hears every improvement the solver reports (a ``TracePoint``);
+    ``on_start()`` is called when the warm-up is over and the solver's clock starts.
+    """
     import solvers
     from solvers.contract.budget import Budget
     from solvers.contract.execution import execute
@@ -87,4 +92,6 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace) -> Any:
     budget = Budget(time_s=positive_seconds(args.time_limit) if args.time_limit is not None else None)
     if budget.time_s is not None and solvers.is_builtin(solver.name):
         warm_up_solver(solver.name, dict(solver.config))
-    return execute(solver, problem, seed=args.seed, budget=budget)
+    if on_start is not None:
+        on_start()
+    return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report)

@@ -52,7 +52,27 @@ def _suites(args, store) -> list[tuple[str, object]]:
                 out.append((item, load_suite(item)))
             except HopbenchError:
                 out.append((item, None))  # not a suite file any more: the runs carry their instances
+    _check_recorded(store, out)
     return out
+
+
+def _check_recorded(store, suites: list[tuple[str, object]]) -> None:
+    """Every requested suite has runs in the store (outside tuning studies), checked before anything is
+    written; a typo is a one-line error listing the suites the store holds."""
+    from harness.bench.store import shown_url
+    from harness.cli.results import recorded
+    from harness.errors import HopbenchError
+
+    held = recorded(store, "suite", studies=False)
+    holds = f"it holds runs of {', '.join(held)}" if held else "it holds no runs"
+    for name, suite in suites:
+        if name in held:
+            continue
+        if suite is None:  # a typo, most likely
+            raise HopbenchError(f"no recorded runs of suite {name!r} in this store and no suite file of that name "
+                                f"({holds}); check --suite")
+        raise HopbenchError(f"no recorded runs of suite {name!r} in this store ({holds}); run 'hopbench run "
+                            f"--suite {name} --storage {shown_url(store.url)}' first, or pass the right --storage")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,13 +85,13 @@ def run(args: argparse.Namespace) -> int:
     from harness.report.site import SITE_DIR, write_site
     from harness.report.writer import DEFAULT_COMPRESS_OVER, write_board
 
-    store = Store.open(args.storage, mode="read")
     out = Path(args.output)
     if out.exists() and not out.is_dir():
         raise HopbenchError(f"-o {out} is a file; give a directory")
     compress = DEFAULT_COMPRESS_OVER if args.compress_over is None else args.compress_over
     if compress < 0:
         raise HopbenchError(f"--compress-over must be >= 0 bytes, got {compress}")
+    store = Store.open(args.storage, mode="read")  # arguments first; a missing SQLite file is an error
     suites = _suites(args, store)
     for name, suite in suites:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name) or name == SITE_DIR:

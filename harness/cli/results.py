@@ -6,7 +6,9 @@ CSV are what pandas' ``to_string`` / ``to_csv`` printed before, byte for byte (a
 column's format follows its values, e.g. an integer column with a missing value
 prints as floats); JSON has the same values, with integers written as integers and
 a missing time as ``null``.  Parquet still goes through pandas.  The store is opened
-for reading (an older store is read as it is), or for writing with ``--merge-from``.
+for reading (an older store is read as it is; a SQLite file that does not exist is an
+error, not a new empty store), or for writing with ``--merge-from``.  A ``--suite`` or
+``--solver`` that neither the store nor hopbench knows is an error: a typo, not an empty table.
 """
 from __future__ import annotations
 
@@ -47,33 +49,24 @@ def run(args: argparse.Namespace) -> int:
     from harness.bench.store import Store, merge, run_column_names, shown_url
     from harness.errors import HopbenchError
 
+    out = output_file(args.output) if args.output else None  # arguments are checked before any store is opened
+    if args.format == "parquet" and out is None:
+        raise HopbenchError("--format parquet needs -o FILE (Parquet is binary)")
+    if args.merge_from:
+        Store.open(args.merge_from, mode="read").close()  # a missing source is refused before the target is made
     store = Store.open(args.storage, mode="write" if args.merge_from else "read")
     if args.merge_from:
         copied = merge(args.merge_from, store.url)
         print(f"merged {copied} run(s) from {shown_url(args.merge_from)}", file=sys.stderr)
-    solver_names = [s.strip() for s in args.solver.split(",")] if args.solver else None
+    suite = check_suite(store, args.suite) if args.suite is not None else None
+    solver_names = check_solvers(store, args.solver) if args.solver is not None else None
     # solution documents can be large; only the formats that print them load them
     with_solutions = args.format in ("json", "parquet")
-    selection = dict(suite=args.suite, solvers=solver_names, with_solutions=with_solutions)
+    selection = dict(suite=suite, solvers=solver_names, with_solutions=with_solutions)
     if args.format == "parquet":
-        df = store.dataframe(**selection)
-        empty = not len(df)
-    else:
-        rows = store.records(**selection)
-        empty = not rows
-    if solver_names and empty:
-        import solvers
-
-        unknown = [s for s in solver_names if s not in solvers.names()]
-        if unknown:  # a typo, most likely: say so instead of an empty table
-            raise HopbenchError(f"no runs of {', '.join(map(repr, unknown))} in this store and no such solver; "
-                                f"solvers: {', '.join(solvers.names())}")
-    out = output_file(args.output) if args.output else None
-    if args.format == "parquet":
-        if out is None:
-            raise HopbenchError("--format parquet needs -o FILE (Parquet is binary)")
-        df.to_parquet(out, index=False)
+        store.dataframe(**selection).to_parquet(out, index=False)
         return 0
+    rows = store.records(**selection)
     if args.format == "json":
         docs = [json_row(r) for r in rows]
         if out is not None:
@@ -92,6 +85,58 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(text)
     return 0
+
+
+# ---------------------------------------------------------------------------- filters
+# A filter that names something neither the store nor hopbench knows is a typo: an error, not an empty table.
+
+
+def recorded(store, column: str, *, studies: bool = True) -> list[str]:
+    """The distinct values of the ``runs`` column ``column`` (``suite``, ``solver``) in the store, sorted;
+    ``studies=False`` leaves out the runs of tuning studies."""
+    from sqlalchemy import select
+
+    from harness.bench.schema import runs
+
+    query = select(runs.c[column]).distinct()
+    if not studies:
+        query = query.where(runs.c.study.is_(None))
+    with store.engine.connect() as conn:
+        return sorted(v for v in conn.execute(query).scalars() if v is not None)
+
+
+def check_suite(store, text: str) -> str:
+    """The suite name ``--suite`` asks for (a suite file's path gives its name): one the store has runs of or a
+    suite file defines; anything else is a one-line error listing the suites the store holds."""
+    from harness.bench.suites import list_suites, load_suite
+    from harness.errors import HopbenchError
+
+    name = load_suite(text).name if text.endswith(".toml") or os.sep in text else text.strip()
+    held = recorded(store, "suite")
+    if name in held or name in list_suites():
+        return name
+    holds = f"it holds runs of {', '.join(held)}" if held else "it holds no runs"
+    raise HopbenchError(f"no runs of suite {name!r} in this store and no such suite file; {holds} "
+                        f"(suite files: {', '.join(list_suites()) or 'none'})")
+
+
+def check_solvers(store, text: str) -> list[str]:
+    """The solver names of ``--solver A,B``: each one the store has runs of or a registered solver."""
+    from harness.errors import HopbenchError
+
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise HopbenchError("--solver names no solver; give names such as --solver random,vrs, or leave it out")
+    held = recorded(store, "solver")
+    if all(n in held for n in names):
+        return names
+    import solvers  # only now: importing every solver module takes a while
+
+    unknown = [n for n in names if n not in held and n not in solvers.names()]
+    if unknown:  # a typo, most likely: say so instead of an empty table
+        raise HopbenchError(f"no runs of {', '.join(map(repr, unknown))} in this store and no such solver; "
+                            f"solvers: {', '.join(solvers.names())}")
+    return names
 
 
 def json_row(row: dict[str, Any]) -> dict[str, Any]:

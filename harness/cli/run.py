@@ -6,10 +6,18 @@ import sys
 
 from harness.cli._common import positive_seconds
 
+EXIT_CODES = """exit status:
+  0    every cell of the matrix is recorded ok or skipped (skipped: the solver declined the instance)
+  1    some cell is recorded error or timeout, by this run or by an earlier one and not re-run
+       ('--rerun failed' retries those); --allow-failures exits 0 instead
+  2    bad input (one line 'error: ...'); nothing is run
+  130  interrupted"""
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run a suite (instances x solvers x params x seeds) into the results store",
-                       description="Run a benchmark matrix; cells already recorded are skipped (resume).")
+                       description="Run a benchmark matrix; cells already recorded are skipped (resume).",
+                       epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--suite", required=True, metavar="S", help="suite name (see 'hopbench instances') or TOML path")
     p.add_argument("--instances", metavar="GLOB", help="only instances whose id matches, e.g. 'torus:*'")
     p.add_argument("--split", choices=["tune", "test"], help="only instances of this split")
@@ -22,12 +30,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                        "a cell still running at 1.2 x limit + 5 s is killed")
     p.add_argument("--param", action="extend", nargs="+", default=[], metavar="SOLVER.K=V[,V...]",
                    help="solver parameters; several values make a grid")
-    p.add_argument("--params", choices=["tuned"], help="use the tuned parameters saved in leaderboards/tuned/")
+    p.add_argument("--params", choices=["tuned"],
+                   help="use tuned parameters: your own (saved by 'hopbench tune --save') where there are some, "
+                        "else the published ones shipped with hopbench; solvers with neither keep their defaults")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel cells (default: cores)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask distributed cluster")
     p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db)")
     p.add_argument("--rerun", choices=["failed", "all"], help="also re-run failed cells, or every cell")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--allow-failures", action="store_true",
+                   help="exit 0 even when cells fail (error or timeout), for sweeps that expect failures")
     p.set_defaults(func=run)
 
 
@@ -65,13 +77,20 @@ def run(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite)
     seeds = _seeds(args)  # every argument is checked before the store is opened (or created)
     time_limit = positive_seconds(args.time_limit) if args.time_limit else None
-    store = Store.open(args.storage)
-    solver_names = [s.strip() for s in args.solver.split(",") if s.strip()] if args.solver else None
+    solver_names = [s.strip() for s in args.solver.split(",") if s.strip()] if args.solver is not None else None
+    if solver_names == []:
+        raise HopbenchError("--solver names no solver; give names such as --solver random,vrs, or leave it out")
+    chosen = suite.select(args.instances, args.split, args.max_nodes)  # matching nothing is an error
+    if solver_names:
+        _check_solvers(suite, chosen, solver_names)
     tuned = None
     if args.params == "tuned":
-        from harness.bench.tuning import load_tuned
+        from harness.bench.tuning import load_tuned, tuned_file
 
         tuned = load_tuned(solver_names)
+        for name, params in tuned.items():
+            print(f"tuned parameters of {name}: {params} ({tuned_file(name)})", file=sys.stderr)
+    store = Store.open(args.storage)
     plan = plan_matrix(suite, solver_names=solver_names, instances=args.instances, split=args.split,
                        seeds=seeds, time_limit=time_limit,
                        param_items=args.param, store=store, rerun=args.rerun, jobs=jobs, tuned=tuned,
@@ -83,8 +102,35 @@ def run(args: argparse.Namespace) -> int:
     report = execute_plan(plan, store, jobs=jobs, scheduler=args.scheduler, progress=not args.no_progress,
                           executor=pool)
     print(summary_table(store, plan))
-    failed = report.statuses["error"] + report.statuses["timeout"]
-    if failed:
-        print(f"{failed} cell(s) failed; see 'hopbench results --suite {suite.name}' for their errors",
-              file=sys.stderr)
-    return 0
+    return _failures(plan, report, store, args)
+
+
+def _check_solvers(suite, chosen: list, solver_names: list[str]) -> None:
+    """Every solver named in ``--solver`` exists and solves some selected instance (a typo is an error)."""
+    import solvers
+    from harness.errors import HopbenchError
+
+    kinds = {i.kind for i in chosen}
+    for name in solver_names:
+        solves = set(solvers.get(name).kinds)  # an unknown solver is a one-line error
+        if not kinds & solves:
+            raise HopbenchError(f"solver {name} solves {'/'.join(sorted(solves))} problems, none of the selected "
+                                f"instances of suite {suite.name} ({'/'.join(sorted(kinds))}); drop it from --solver")
+
+
+def _failures(plan, report, store, args: argparse.Namespace) -> int:
+    """The exit status: 1 if a cell of the matrix is recorded as error or timeout (see EXIT_CODES)."""
+    import shlex
+
+    from harness.bench.store import shown_url
+
+    recorded = store.statuses([c["key"] for c in plan.cells])
+    failed = sum(status in ("error", "timeout") for status in recorded.values())
+    if not failed:
+        return 0
+    now = report.statuses["error"] + report.statuses["timeout"]
+    earlier = f" ({failed - now} recorded by an earlier run; '--rerun failed' retries them)" if failed > now else ""
+    where = f" --storage {shlex.quote(shown_url(store.url))}" if args.storage else ""
+    print(f"{failed} cell(s) failed{earlier}; see 'hopbench results --suite {shlex.quote(plan.suite.name)}{where}' "
+          f"for their errors", file=sys.stderr)
+    return 0 if args.allow_failures else 1

@@ -1,7 +1,17 @@
-"""``hopbench solve``: run one solver on one shortcut problem."""
+"""``hopbench solve``: run one solver on one shortcut problem.
+
+On a terminal (stderr a TTY, no ``--json``) one updating stderr line shows the run
+as it goes: the warm-up, then the incumbent's objective, the problem's lower bound and the
+elapsed seconds (:class:`LiveLine`); the line is wiped before the result is printed.
+"""
 from __future__ import annotations
 
 import argparse
+import math
+import sys
+import threading
+import time
+from typing import Any, TextIO
 
 from harness.cli._common import add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver
 
@@ -30,7 +40,11 @@ def run(args: argparse.Namespace) -> int:
     problem = ShortcutProblem(parse_spec(args.base), args.cap, args.budget, args.objective, args.family,
                               base_spec=args.base)
     out = output_file(args.output) if args.output else None
-    outcome = run_solver(solver, problem, args)
+    if not args.json and sys.stderr.isatty():
+        with LiveLine(sys.stderr, solver.name, lower_bound_of(problem)) as line:
+            outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start)
+    else:
+        outcome = run_solver(solver, problem, args)
     doc = solution_to_dict(outcome.solution)
     if out is not None:
         out.write_text(dumps(doc, indent=1) + "\n")
@@ -44,4 +58,139 @@ def run(args: argparse.Namespace) -> int:
           f"ASPL {fmt_number(ev.aspl, 6)}  objective {fmt_number(ev.objective, 6)}")
     print(f"lower bounds: diameter {fmt_number(ev.lower_bound_diameter)}, ASPL {fmt_number(ev.lower_bound_aspl, 6)}"
           f"  |  elapsed {outcome.elapsed_s:.3f} s" + (f"  |  written to {args.output}" if args.output else ""))
+    proof = proof_line(getattr(outcome.solution, "extra", None) or {})
+    if proof:
+        print(f"{solver.name}: {proof}")
     return 0
+
+
+def proof_line(extra: dict[str, Any]) -> str:
+    """What an exact solver says of its answer (``status``, ``bound``, ``gap`` in the solution's
+    ``extra``, as milp reports them): ``status optimal  bound 2.85  gap 0.00%``; blank without them."""
+    parts = []
+    if extra.get("status") is not None:
+        parts.append(f"status {extra['status']}")
+    if isinstance(extra.get("bound"), (int, float)):
+        parts.append(f"bound {fmt_number(float(extra['bound']), 6)}")
+    elif "bound" in extra:
+        parts.append("bound unknown")
+    if isinstance(extra.get("gap"), (int, float)):
+        gap = float(extra["gap"])
+        parts.append(f"gap {100 * gap:.2f}%" if math.isfinite(gap) else "gap inf")
+    elif "gap" in extra:
+        parts.append("gap unknown")
+    return "  ".join(parts)
+
+
+def lower_bound_of(problem: Any) -> float | None:
+    """The problem's lower bound on its objective, when it knows one (finite)."""
+    try:
+        value = float(problem.objective_lower_bound())
+    except (AttributeError, TypeError, ValueError, ArithmeticError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+class LiveLine:
+    """A single updating line on a terminal while a solver runs.
+
+    Before :meth:`start` it says the solver is warming up (numba compiles its kernels,
+    once per install); then the elapsed seconds, the incumbent's objective (the best
+    value reported to :meth:`report`), the lower bound and how far above it the
+    incumbent is, and the evaluations.  A background thread redraws it every ``interval`` seconds, so the clock
+    moves between improvements; reports redraw it at most every 0.1 s.  Leaving the
+    ``with`` block wipes the line.
+    """
+
+    def __init__(self, stream: TextIO, solver: str, lower_bound: float | None, *, clock: Any = time.perf_counter,
+                 interval: float = 0.5, width: int | None = None) -> None:
+        self.stream = stream
+        self.solver = solver
+        self.lower_bound = lower_bound
+        self.clock = clock
+        self.interval = interval
+        self.width = width
+        self.created = clock()
+        self.started: float | None = None
+        self.best: float | None = None
+        self.evaluations = 0
+        self._drawn = 0
+        self._last = -math.inf
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> LiveLine:
+        self.draw(force=True)
+        if self.interval > 0:
+            self._thread = threading.Thread(target=self._tick, daemon=True, name="hopbench-live-line")
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            if self._drawn:
+                self.stream.write("\r" + " " * self._drawn + "\r")
+                self.stream.flush()
+            self._drawn = 0
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.draw(force=True)
+
+    def start(self) -> None:
+        """The warm-up is over; the solver's clock starts."""
+        self.started = self.clock()
+        self.draw(force=True)
+
+    def report(self, point: Any) -> None:
+        """The solver reported an improvement (a ``TracePoint``)."""
+        value = float(point.value)
+        if self.best is None or value < self.best:
+            self.best = value
+        self.evaluations = max(self.evaluations, int(point.evaluations))
+        self.draw()
+
+    def text(self) -> str:
+        now = self.clock()
+        if self.started is None:
+            return (f"{self.solver}: warming up (numba compiles its kernels, once per install) "
+                    f"{now - self.created:.0f} s")
+        parts = [f"{self.solver} {now - self.started:.1f} s",
+                 "incumbent " + ("none yet" if self.best is None else fmt_number(self.best, 6))]
+        if self.lower_bound is not None:
+            bound = f"lower bound {fmt_number(self.lower_bound, 6)}"
+            if self.best is not None and math.isfinite(self.best) and self.lower_bound > 0:
+                bound += f" ({100 * (self.best - self.lower_bound) / self.lower_bound:+.2f}%)"
+            parts.append(bound)
+        if self.evaluations:
+            parts.append(f"{self.evaluations} evaluations")
+        return "  |  ".join(parts)
+
+    def draw(self, force: bool = False) -> None:
+        now = self.clock()
+        if not force and now - self._last < 0.1:
+            return
+        with self._lock:
+            if self._stop.is_set():  # the run is over (the line is being wiped)
+                return
+            self._last = now
+            width = self.width if self.width is not None else _columns(self.stream)
+            line = self.text()[:max(10, width - 1)]  # a wrapped line could not be redrawn in place
+            self.stream.write("\r" + line + " " * max(0, self._drawn - len(line)))
+            self.stream.flush()
+            self._drawn = len(line)
+
+
+def _columns(stream: TextIO) -> int:
+    """The width of the terminal ``stream`` writes to (80 when it cannot tell)."""
+    import os
+
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 80
+    return columns if columns > 0 else 80  # a pseudo-terminal may not know its size

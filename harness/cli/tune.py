@@ -27,14 +27,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="hold parameters at a value while tuning the rest")
     p.add_argument("--sampler", choices=["tpe", "random", "grid"], default="tpe")
     p.add_argument("--seed", type=seed_value, default=0, help="sampler seed")
-    p.add_argument("--save", action="store_true", help="write the best parameters to leaderboards/tuned/SOLVER.json "
-                                                       "and the store (used by 'hopbench run --params tuned')")
+    p.add_argument("--save", action="store_true",
+                   help="write the best parameters to SOLVER.json in your own tuned-parameter directory "
+                        "($HOPBENCH_TUNED_DIR, else tuned/ in the per-user data directory, e.g. "
+                        "~/.local/share/hopbench/tuned) and to the store; 'hopbench run --params tuned' reads them "
+                        "before the published ones")
+    p.add_argument("--save-to", metavar="DIR|published",
+                   help="like --save, but write SOLVER.json into DIR, or with 'published' into the published "
+                        "parameters shipped with hopbench (harness/bench/tuned/ of the checkout; commit them "
+                        "to publish them)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.bench.tuning import TuneConfig, save_tuned, tune
+    from harness.bench.tuning import TuneConfig, save_directory, save_tuned, tune
     from harness.cli._common import parse_assignments
     from harness.errors import HopbenchError
 
@@ -46,9 +53,11 @@ def run(args: argparse.Namespace) -> int:
                      workers=args.workers, sampler=args.sampler, seed=args.seed,
                      only=[x.strip() for x in args.tune.split(",") if x.strip()] if args.tune else None,
                      fixed=parse_assignments(args.fix, "--fix"))
+    save = args.save or args.save_to is not None
+    where = save_directory(args.save_to) if save else None  # checked before the study runs
     result = tune(cfg)
-    if args.save:
-        result.saved = str(save_tuned(cfg, result))
+    if save:
+        result.saved = str(save_tuned(cfg, result, where))
     for line in result.worker_failures:
         print(f"warning: {line}; its running trial was marked failed", file=sys.stderr)
     if args.json:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli._common import print_json
+from harness.cli._common import fmt_number, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,6 +16,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="a hopbench solution (or routing table) JSON file")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
+
+
+def _shown(value: object) -> str:
+    """A metric as printed: a whole number without ".0" (diameter 6), any other value in full."""
+    if isinstance(value, float) and value.is_integer():
+        return fmt_number(value)
+    return str(value)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         print_json({"file": args.file, "valid": verdict.valid, "reason": verdict.reason,
                     "metrics": verdict.metrics, "stored": verdict.stored})
     elif verdict.valid:
-        shown = ", ".join(f"{k} {v}" for k, v in verdict.metrics.items())
+        shown = ", ".join(f"{k} {_shown(v)}" for k, v in verdict.metrics.items())
         print(f"valid: {args.file} ({shown})")
     else:
         print(f"invalid: {args.file}: {verdict.reason}")

@@ -167,6 +167,31 @@ class ProblemKind(ABC):
         """No solution of ``problem`` scores below this objective value (None when unknown)."""
         return problem.objective_lower_bound()
 
+    def known_value_lower_bound(self, problem: Any) -> float | None:
+        """The lower bound a suite's ``optimum``, ``best_known`` and published objective values must
+        respect, checked when the suite loads (optional; default :meth:`lower_bound`).
+
+        Loading a suite must stay fast and light (``hopbench instances`` loads them all): a kind
+        whose exact bound costs a compiler or a search may return a weaker one that costs neither.
+        """
+        return self.lower_bound(problem)
+
+    #: what the bound of :meth:`above_upper_bound` is, in words, for the error that refuses a value above it
+    upper_bound_meaning: ClassVar[str] = "an upper bound on every solution's objective"
+
+    def above_upper_bound(self, problem: Any, value: float) -> float | None:
+        """A bound no solution of ``problem`` scores above, if ``value`` exceeds it; else None (optional).
+
+        None when ``value`` is within every such bound the kind knows (the default knows none).  It
+        bounds every solution, not only the optimum: a suite's ``optimum``, ``best_known`` and published
+        objective values (a paper's weakest heuristic included) above it are impossible, and the suite
+        refuses them when it loads, naming the bound and :attr:`upper_bound_meaning` (values below
+        :meth:`known_value_lower_bound` are refused too).  The question is asked of one value so that
+        a kind can answer a value far below its bound cheaply and compute the bound (an all-pairs BFS
+        of a large base graph, say) only for a value near it.
+        """
+        return None
+
     # ------------------------------------------------------------------ boards
 
     @abstractmethod

@@ -1,5 +1,8 @@
-"""Table cells shared by the markdown board and the site: number, gap and time formats, which rows
-show, the metric columns of a kind, and where published reference rows go.
+"""Table cells shared by the markdown board and the site: number, gap and time formats, a row's
+failed cells in words, the metric columns of a kind, and where published reference rows go.
+
+Both show every row of the board, also one whose every cell the solver declined (its
+*Failed* column then says e.g. ``2 declined``).
 
 Both renderers call these on plain row dicts (a board's rows, or ``board.csv``
 read back), so the markdown board and the site show the same values.
@@ -52,10 +55,14 @@ def fmt_time(x: Any) -> str:
     return "" if is_missing(x) else f"{float(x):.3g}"
 
 
+#: a row's other cells in words: (board column, one, several); a declined cell is recorded ``skipped``
+FAILED_WORDS = (("errors", "error", "errors"), ("timeouts", "timeout", "timeouts"),
+                ("skipped", "declined", "declined"))
+
+
 def fmt_failed(rec: dict[str, Any]) -> str:
-    """A row's failed cells in words (``1 error, 2 timeout``); blank when there are none."""
-    parts = [f"{int(rec[k])} {name}" for k, name in (("errors", "error"), ("timeouts", "timeout"),
-                                                      ("skipped", "skipped")) if int(rec[k])]
+    """A row's cells that gave no result, in words (``1 error, 2 timeouts, 2 declined``); blank when none."""
+    parts = [f"{n} {one if n == 1 else several}" for k, one, several in FAILED_WORDS if (n := int(rec[k]))]
     return ", ".join(parts)
 
 
@@ -70,11 +77,6 @@ def names_metric(rec: dict[str, Any]) -> bool:
     if metric in (None, "objective") or is_missing(metric):
         return False
     return not get_kind_of_objective(rec.get("objective_name")).metric_is_objective(metric, rec.get("objective_name"))
-
-
-def visible(rec: dict[str, Any]) -> bool:
-    """Rows shown in the markdown board and the site: some run other than a declined (skipped) one."""
-    return int(rec["runs"]) + int(rec["errors"]) + int(rec["timeouts"]) > 0
 
 
 def reference_label(ref: dict[str, Any]) -> str:
@@ -104,8 +106,9 @@ def interleave(rows: list[dict[str, Any]], refs: list[dict[str, Any]]) -> list[t
 #: the column legend under a board's header (markdown emphasis; the site strips it)
 GAP_LEGEND = (
     "**Columns.** *Runs*: ok runs (seeds) in the statistics; *Failed*: cells that ended in an error or a "
-    "timeout, or that the solver declined. *Mean ± 95% CI*: mean objective over the ok runs ± the half-width "
-    "of the Student-t 95% confidence interval (blank for one run). *Best*: the best run's objective, linked "
+    "timeout, or that the solver declined (a row whose every cell was declined has no statistics). "
+    "*Mean ± 95% CI*: mean objective over the ok runs ± the half-width of the Student-t 95% confidence "
+    "interval (blank for one run). *Best*: the best run's objective, linked "
     "to its solution file (`hopbench verify FILE` re-checks it). *Gap LB*: (mean − lower bound) / lower bound, "
     "the bound being Moore/Cerf for (N, cap) through the objective, or ceil(γ_perfect) on the max channel load "
     "of a routing table. *Gap opt.*: to the proven optimum. *Gap pub.*: our mean of the compared metric "

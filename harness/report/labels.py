@@ -15,15 +15,29 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+#: a number with a fraction or an exponent standing alone in a params tag (not inside a word or a hash)
+_FLOAT = re.compile(r"(?<![\w.#])[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE][-+]?\d))(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def short_floats(tag: str) -> str:
+    """A params tag with every float shown with at most 4 significant digits (``t0=0.003``).
+
+    Tags recorded before the runner shortened them carry a tuned value's 17 digits,
+    which made a run summary 200 characters wide; the exact values stay in the params JSON.
+    """
+    return _FLOAT.sub(lambda m: f"{float(m.group()):.4g}", tag)
+
+
 def param_labels(runs: pd.DataFrame) -> dict[tuple[str, str], str]:
-    """``(solver, params JSON) -> label``: the runner's params tag, made unique per solver.
+    """``(solver, params JSON) -> label``: the runner's params tag, floats shortened, made unique per solver.
 
     Two parameter sets share a tag when a solver's defaults changed between
-    runs (both are tagged ``default``); a short hash keeps their rows apart.
+    runs (both are tagged ``default``) or when their values differ only past the
+    fourth significant digit; a short hash keeps their rows apart.
     """
     labels: dict[tuple[str, str], str] = {}
     for (solver, params), g in runs.groupby(["solver", "params"], sort=True):
-        labels[(solver, params)] = str(g["params_tag"].iloc[0])
+        labels[(solver, params)] = short_floats(str(g["params_tag"].iloc[0]))
     by_label: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for key, tag in labels.items():
         by_label.setdefault((key[0], tag), []).append(key)

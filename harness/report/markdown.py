@@ -6,7 +6,7 @@ from typing import Any
 
 from harness.report.board import Board
 from harness.report.formatting import (GAP_LEGEND, fmt_failed, fmt_gap, fmt_num, fmt_time, interleave, is_missing,
-                                       metric_columns, names_metric, reference_label, visible)
+                                       metric_columns, names_metric, reference_label)
 
 
 def _md(text: Any) -> str:
@@ -36,7 +36,7 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
     by_instance_refs: dict[str, list[dict[str, Any]]] = {}
     for ref in refs.to_dict("records"):
         by_instance_refs.setdefault(ref["instance"], []).append(ref)
-    records = [r for r in rows.to_dict("records") if visible(r)]
+    records = rows.to_dict("records")  # every row, also one whose cells were all declined
     groups = list(dict.fromkeys(r["group"] for r in records))
     for group in groups:
         in_group = [r for r in records if r["group"] == group]
@@ -82,6 +82,4 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
             lines.append(f"- † {_md(note)}: {', '.join(where)}")
         if notes:
             lines.append("")
-    if not groups:
-        lines += ["No runs to show (every recorded cell was declined by its solver).", ""]
     return "\n".join(lines)

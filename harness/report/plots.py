@@ -140,6 +140,41 @@ def _anytime_instances(board: Board) -> list[str]:
     return chosen[:MAX_ANYTIME_PANELS]
 
 
+def log_ticks(lo: float, hi: float, most: int = 5) -> list[float]:
+    """Major ticks of a log axis from ``lo`` to ``hi``: 1-2-5 steps, thinned to at most ``most``.
+
+    Matplotlib's own log ticks label the minor ticks (2x10^-3, 3x10^-3, ...) when a panel
+    spans less than a decade, and those labels run into each other; these ticks are few,
+    and their plain labels (``0.002``, ``0.005``, ``0.01``) are short.
+    """
+    if not (0 < lo < hi) or not math.isfinite(hi):
+        return []
+    ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+             for m in (1, 2, 5) if lo <= m * 10.0 ** e <= hi]
+    for keep in ((1, 2, 5), (1, 5), (1,)):
+        chosen = [t for t in ticks if round(t / 10.0 ** math.floor(math.log10(t) + 1e-9)) in keep]
+        if len(chosen) <= most:
+            break
+    if len(chosen) > most:  # many decades: every k-th power of ten
+        chosen = chosen[::math.ceil(len(chosen) / most)]
+    if len(chosen) < 2:  # a range narrower than one 1-2-5 step: its ends and middle, to 2 digits
+        rounded = [float(f"{t:.2g}") for t in np.geomspace(lo, hi, 3)]
+        chosen = sorted({t for t in rounded if lo <= t <= hi}) or rounded[1:2]
+    return chosen
+
+
+def _log_time_axis(ax, lo: float, hi: float) -> None:
+    """A log x axis from ``lo`` to ``hi`` seconds with :func:`log_ticks` and no minor labels."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    ax.xaxis.set_major_locator(FixedLocator(log_ticks(lo, hi)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.tick_params(axis="x", labelsize=8)
+
+
 def anytime_figure(board: Board):
     """The anytime-curves figure, or None when no run has a finite trace point."""
     if board.traces.empty:
@@ -182,7 +217,7 @@ def anytime_figure(board: Board):
             if band.any():
                 ax.fill_between(grid[band], q[0][band], q[2][band], step="post", color=colors[label], alpha=0.18,
                                 linewidth=0)
-        ax.set_xscale("log")
+        _log_time_axis(ax, lo, hi)
         fa = board.facts[instance]
         ax.set_title(f"{instance}", fontsize=9)
         ax.set_xlabel("wall time (s)")

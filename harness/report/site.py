@@ -28,7 +28,7 @@ from typing import Any
 
 from harness.problems.registry import kind_of_objective
 from harness.report.formatting import (GAP_LEGEND, fmt_failed, fmt_gap, fmt_num, fmt_time, interleave, metric_columns,
-                                       names_metric, reference_label, visible)
+                                       names_metric, reference_label)
 
 SITE_DIR = "site"
 
@@ -263,8 +263,7 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
     body.append(f'<details class="legend"><summary>What the columns mean</summary><p class="legend">{_e(legend)}'
                 f"</p></details>")
     plots = meta.get("plots", {})
-    records = [_clean(r) for r in rows.to_dict("records")]
-    records = [r for r in records if visible(r)]
+    records = [_clean(r) for r in rows.to_dict("records")]  # every row, also one whose cells were all declined
     ref_records = [_clean(r) for r in refs.to_dict("records")]
     has_best_known = any(r.get("best_known") is not None for r in records)
     by_instance: dict[str, list[dict[str, Any]]] = {}
@@ -331,8 +330,6 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
                     cells += [blank, blank]
                     body.append(f'<tr class="published" data-row="{_e(key)}">' + "".join(cells) + "</tr>")
         body.append("</tbody></table>")
-    if not groups:
-        body.append("<p>No runs to show (every recorded cell was declined by its solver).</p>")
     if plots:
         body.append('<h2 id="plots">Plots</h2><section class="plots">')
         for name, rel in plots.items():

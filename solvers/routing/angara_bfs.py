@@ -1,4 +1,4 @@
-"""``angara-bfs``: the BFS routing-table algorithm of seed 003 (Alg. 1 and 2).
+"""``angara-bfs``: the BFS routing-table algorithm of Mukosey et al. 2021 (Alg. 1 and 2).
 
 For one source at a time, a breadth-first search in the routing graph builds
 a BFS tree from begin(source); the route to every other subset node is read
@@ -175,11 +175,11 @@ def fill_with_dor(problem: RoutingProblem, mat: np.ndarray, lengths: np.ndarray,
 
 @register
 class AngaraBFS(AngaraSolver):
-    """Seed 003's BFS algorithm: per-source BFS trees in the routing graph, loads as edge weights."""
+    """Mukosey et al.'s BFS algorithm: per-source BFS trees in the routing graph, loads as edge weights."""
 
     name = "angara-bfs"
     kinds = ("routing",)
-    description = "Angara BFS routing (seed 003 Alg. 1-2): per-source BFS in the routing graph, weight-sorted queue"
+    description = "Angara BFS routing (Mukosey et al. 2021, Alg. 1-2): per-source BFS in the routing graph, weight-sorted queue"
     params: dict = {}
 
     def solve(self, problem: RoutingProblem, *, seed: int, budget: Budget, report: Reporter) -> RoutingTable:

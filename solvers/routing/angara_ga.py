@@ -1,4 +1,4 @@
-"""``angara-ga``: the genetic algorithm of seed 003 (Sect. 4.2), built on DEAP.
+"""``angara-ga``: the genetic algorithm of Mukosey et al. 2021 (Sect. 4.2), built on DEAP.
 
 A chromosome holds one gene per ordered pair that has more than one minimal
 legal route; the gene picks one of that pair's routes (pairs with a single
@@ -209,12 +209,12 @@ def _tournament(pop: list, k: int, tournsize: int, rng: np.random.Generator) -> 
 
 @register
 class AngaraGA(AngaraSolver):
-    """Seed 003's genetic algorithm over each pair's minimal legal routes (DEAP)."""
+    """Mukosey et al.'s genetic algorithm over each pair's minimal legal routes (DEAP)."""
 
     name = "angara-ga"
     kinds = ("routing",)
     uses_angara = "picks among Angara routes"
-    description = ("Angara genetic algorithm (seed 003 Sect. 4.2, DEAP): a gene per pair picks one of its minimal "
+    description = ("Angara genetic algorithm (Mukosey et al. 2021, Sect. 4.2, DEAP): a gene per pair picks one of its minimal "
                    "routes; two-point crossover, 2% gene mutation, fitness sigma(4,R)")
     params = {
         "population": Param(100, "chromosomes per generation", low=20, high=300, minimum=2),

@@ -1,4 +1,4 @@
-"""``angara-sssp``: the SSSP routing-table algorithm of seed 003 (Alg. 3 and 4).
+"""``angara-sssp``: the SSSP routing-table algorithm of Mukosey et al. 2021 (Alg. 3 and 4).
 
 1. **Unique routes.**  Pairs with a single minimal legal route (counted as
    distinct direction sequences, see :mod:`harness.problems.routing.candidates`) get
@@ -219,11 +219,11 @@ class SSSPRouter(RouterState):
 
 @register
 class AngaraSSSP(AngaraSolver):
-    """Seed 003's SSSP algorithm: unique routes first, then grouped BFS-with-relaxation batches."""
+    """Mukosey et al.'s SSSP algorithm: unique routes first, then grouped BFS-with-relaxation batches."""
 
     name = "angara-sssp"
     kinds = ("routing",)
-    description = ("Angara SSSP routing (seed 003 Alg. 3-4): unique routes, then sorted groups routed by "
+    description = ("Angara SSSP routing (Mukosey et al. 2021, Alg. 3-4): unique routes, then sorted groups routed by "
                    "BFS with relaxation in the routing graph, non-crossing batches")
     params: dict = {}
 

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from typing import Callable
+
 import numpy as np
 
 from harness.graphs.graph import Graph
@@ -74,15 +76,17 @@ class Symmetry:
         raise AssertionError("no automorphism maps the set to canonical form")  # pragma: no cover - group is complete
 
 
-def automorphisms(g: Graph, limit: int = MAX_GROUP) -> np.ndarray | None:
-    """All automorphisms of ``g`` as permutation rows, or None if there are more than ``limit``."""
+def automorphisms(g: Graph, limit: int = MAX_GROUP, should_stop: Callable[[], bool] | None = None
+                  ) -> np.ndarray | None:
+    """All automorphisms of ``g`` as permutation rows, or None if there are more than ``limit`` (or
+    ``should_stop`` says the time is up: enumerating a large group takes seconds)."""
     from networkx.algorithms.isomorphism import GraphMatcher
 
     nxg = g.to_networkx()
     out = []
     for mapping in GraphMatcher(nxg, nxg).isomorphisms_iter():
         out.append([mapping[v] for v in range(g.n)])
-        if len(out) > limit:
+        if len(out) > limit or (should_stop is not None and len(out) % 16 == 0 and should_stop()):
             return None
     perms = np.asarray(out, np.int64).reshape(-1, g.n)
     ident = np.arange(g.n)
@@ -101,9 +105,10 @@ def _orbit_reps(perms: np.ndarray, n: int) -> tuple[int, ...]:
     return tuple(reps)
 
 
-def symmetry(g: Graph, limit: int = MAX_GROUP) -> Symmetry:
-    """The symmetry data of base graph ``g`` (trivial when the group is too large to enumerate)."""
-    perms = automorphisms(g, limit)
+def symmetry(g: Graph, limit: int = MAX_GROUP, should_stop: Callable[[], bool] | None = None) -> Symmetry:
+    """The symmetry data of base graph ``g`` (trivial — no breaking, always sound — when the group is
+    too large to enumerate or the time ran out)."""
+    perms = automorphisms(g, limit, should_stop)
     if perms is None or perms.shape[0] <= 1:
         return Symmetry(np.arange(g.n, dtype=np.int64)[None, :], tuple(range(g.n)),
                         {v: tuple(range(g.n)) for v in range(g.n)})

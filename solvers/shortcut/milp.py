@@ -190,15 +190,6 @@ class Milp(Solver):
             margin = min(5.0, 0.03 * budget.time_s) + 0.2
             deadline = report.elapsed() + max(report.remaining_time() - margin, 0.05)
         incumbent = _Incumbent(problem, report)
-        heuristic = self._warm_start(problem, seed, budget, report)
-        if heuristic is not None:
-            incumbent.offer(heuristic, "warm start")
-        elif not problem.regular:
-            incumbent.offer(np.empty((0, 2), np.int64), "warm start")  # the base itself is a solution
-        hint_value = incumbent.value
-        sym = base_symmetry(problem.base) if self.config["symmetry"] else None
-        info: dict[str, Any] = {"hint_objective": hint_value, "symmetry_group": None if sym is None else sym.order,
-                                "phases": []}
 
         def seconds_left() -> float | None:
             return None if deadline is None else deadline - report.elapsed()
@@ -207,11 +198,23 @@ class Milp(Solver):
             left = seconds_left()
             return left is not None and left <= 0.01
 
+        # on the wall clock only: under an evaluation budget every step finishes, so a seed keeps its answer
+        should_stop = None if deterministic else out_of_time
+        heuristic = self._warm_start(problem, seed, budget, report)
+        if heuristic is not None:
+            incumbent.offer(heuristic, "warm start")
+        elif not problem.regular:
+            incumbent.offer(np.empty((0, 2), np.int64), "warm start")  # the base itself is a solution
+        hint_value = incumbent.value
+        sym = base_symmetry(problem.base, should_stop=should_stop) if self.config["symmetry"] else None
+        info: dict[str, Any] = {"hint_objective": hint_value, "symmetry_group": None if sym is None else sym.order,
+                                "phases": []}
+
+
         def make(label: str, **kwargs: Any) -> ShortcutModel | None:
-            """Build a model, or None when the time ran out while building it (on the wall clock only:
-            under an evaluation budget a build always finishes, so a seed keeps its answer)."""
+            """Build a model, or None when the time ran out while building it."""
             try:
-                return build(problem, symmetry=sym, should_stop=None if deterministic else out_of_time, **kwargs)
+                return build(problem, symmetry=sym, should_stop=should_stop, **kwargs)
             except OutOfTime:
                 info["phases"].append({"phase": label, "status": "out of time while building the model",
                                        "solutions": 0, "bound": None})

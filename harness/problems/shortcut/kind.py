@@ -38,6 +38,7 @@ class ShortcutKind(ProblemKind):
     metric_columns = (MetricColumn("diameter", "Diam."), MetricColumn("aspl", "ASPL"))
     reference_metrics = ("diameter", "aspl")
     size_label = "N (vertices)"
+    upper_bound_meaning = "what the base graph itself scores (added shortcuts never make any objective worse)"
 
     # ------------------------------------------------------------------ suites
 
@@ -124,6 +125,26 @@ class ShortcutKind(ProblemKind):
         shortcuts = problem.validate(solution.shortcuts)
         return ResultNetwork(problem.graph_with(shortcuts), radix=int(problem.degree_cap), shortcut_edges=shortcuts,
                              problem=problem.describe())
+
+    def above_upper_bound(self, problem: Any, value: float) -> float | None:
+        # Every solution is the base plus shortcuts, and an added link never lengthens a distance, so
+        # neither the diameter nor the ASPL grows -- nor golf (diameter first, then ASPL) or ad (their
+        # product).  The base's own value therefore bounds every solution's, even where the base is no
+        # solution itself (a regular problem's, a family's).  A disconnected base (inf) bounds nothing.
+        import math
+
+        from harness.engine.summary import summary
+        from harness.graphs.bounds import lower_bounds
+        from harness.problems.shortcut.problem import objective_value
+
+        base = problem.base
+        # cheap first: the base scores at least the Moore / Cerf bounds of its own degree, so a value
+        # at or below those is within the bound without an all-pairs BFS (2 s for ring:4800)
+        if value <= objective_value(problem.objective, *lower_bounds(base.n, int(base.max_degree))):
+            return None
+        s = summary(base)
+        bound = objective_value(problem.objective, s.diameter, s.aspl)
+        return float(bound) if math.isfinite(bound) and value > bound else None
 
     # ------------------------------------------------------------------ boards
 

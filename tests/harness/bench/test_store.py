@@ -127,7 +127,10 @@ def test_records_are_plain_rows_in_recording_order(tmp_path):
 
 def test_open_modes(tmp_path):
     url = f"sqlite:///{tmp_path / 'm.db'}"
-    assert Store.open(url, mode="read").revision == HEAD  # an empty database is created in either mode
+    with pytest.raises(HopbenchError, match="does not exist"):
+        Store.open(url, mode="read")  # reading never creates a store
+    assert Store.open(url).revision == HEAD  # writing creates it
+    assert Store.open(url, mode="read").revision == HEAD
     with pytest.raises(ValueError, match="mode"):
         Store.open(url, mode="append")
 

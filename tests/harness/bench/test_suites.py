@@ -131,3 +131,127 @@ def test_select_by_size():
     assert load_suite("edgecut2022").by_id["torus:8x8/cap10/b16/aspl"].size() == 64
     with pytest.raises(HopbenchError, match="of at most 3 nodes"):
         suite.select(max_nodes=3)
+
+
+# --------------------------------------------------------------------------- formula names
+
+
+@pytest.mark.parametrize("budget, message", [
+    # the user wrote n and meant N, the base's vertex count (which an explicit instance always has)
+    ("'n // 4'", r"unknown name 'n' in 'n // 4'; did you mean 'N' \(the base's vertex count\)\? known names: N$"),
+    ("'M*2'", "unknown name 'M' in 'M\\*2'; known names: N$"),
+])
+def test_an_unknown_formula_name_lists_N_and_suggests_it(tmp_path, budget, message):
+    with pytest.raises(HopbenchError, match=message):
+        load_suite(write(tmp_path, f"name = 'x'\n[[instances]]\nbase = 'ring:8'\ncap = 3\nbudget = {budget}\n"))
+
+
+def test_an_unknown_grid_name_suggests_the_var_that_differs_in_case(tmp_path):
+    grid = "name = 'x'\n[[grid]]\nvars = {{ k = [3] }}\nbases = ['{base}']\ncaps = [3]\nbudgets = ['{budget}']\n"
+    with pytest.raises(HopbenchError, match=r"grid #1 \(k=3\): unknown name 'K' in 'K\+1'; did you mean 'k'\? "
+                                            r"known names: k, N$"):
+        load_suite(write(tmp_path, grid.format(base="ring:{4*k}", budget="K+1")))
+    # a base spec is not computed from a base: N is not known there, and the message says where it is
+    with pytest.raises(HopbenchError, match=r"unknown name 'n' in 'n\*k'; N \(the base's vertex count\) is known "
+                                            r"only in numbers computed from a base .*; known names: k$"):
+        load_suite(write(tmp_path, grid.format(base="ring:{n*k}", budget="2")))
+    assert evaluate_formula("n + 1", {"n": 2}, "t") == 3  # a var named n is just a var
+
+
+# --------------------------------------------------------------------------- known values and bounds
+
+#: torus:4x4, cap 6, budget 4, ASPL: the base itself has ASPL 2.1333 (diameter 4), the Cerf bound of 16
+#: vertices of degree 6 is 1.6, the optimum 1.7333 (milp proves it; exact-small has it with cap 5)
+TORUS = "name = 'x'\n[[instances]]\nbase = 'torus:4x4'\ncap = 6\nbudget = 4\n"
+
+
+@pytest.mark.parametrize("extra, message", [
+    # the README's example once held these: above what the base itself scores, impossible for ASPL
+    ("optimum = 2.85\n", r"s.toml: instance 'torus:4x4/cap6/b4/aspl': optimum = 2.85 is above 2.133333333, what "
+                         r"the base graph itself scores .*no solution scores that; correct or remove it$"),
+    ("best_known = 2.9\n", r"instance 'torus:4x4/cap6/b4/aspl': best_known = 2.9 is above 2.13"),
+    ("reference = [{ source = 'S', label = 'XYZ', diameter = 3, aspl = 2.9 }]\n",
+     r"instance 'torus:4x4/cap6/b4/aspl': reference 'XYZ' \(its aspl\) = 2.9 is above 2.13"),
+    # below the Cerf bound
+    ("optimum = 1.5\n", r"instance 'torus:4x4/cap6/b4/aspl': optimum = 1.5 is below 1.6, the lower bound "
+                        r"of its aspl: no solution scores that; correct or remove it$"),
+    ("reference = [{ source = 'S', aspl = 1.55 }]\n", r"reference 'S' \(its aspl\) = 1.55 is below 1.6"),
+])
+def test_known_values_a_bound_rules_out_are_refused_when_the_suite_loads(tmp_path, extra, message):
+    with pytest.raises(HopbenchError, match=message):
+        load_suite(write(tmp_path, TORUS + extra))
+
+
+def test_known_values_within_the_bounds_load(tmp_path):
+    suite = load_suite(write(tmp_path, TORUS + "optimum = 1.7333333333333334\nbest_known = 1.7333\n"
+                                               "reference = [{ source = 'S', diameter = 3, aspl = 1.8 },"
+                                               " { source = 'T', diameter = 5 }]\n"))
+    assert suite.instances[0].optimum == pytest.approx(26 / 15)
+    # a value may be rounded to the digits it is written with (1.6 for 1.6000...4), and one at the base's
+    # own value is possible (the base is a solution of this problem)
+    load_suite(write(tmp_path, TORUS + "best_known = 1.6\noptimum = 2.1333333333333333\n"))
+    load_suite(write(tmp_path, TORUS + "best_known = 2.13\n"))
+
+
+def test_annotations_and_derived_objectives_are_checked(tmp_path):
+    # golf from a published diameter and ASPL: ring:16's own golf is 8 + 4.2667/9 = 8.474
+    text = ("name = 'x'\n[[grid]]\nvars = { n = [16] }\nbases = ['ring:{n}']\ncaps = [4]\nbudgets = [4]\n"
+            "objectives = ['golf']\n[[annotations]]\nid = 'ring:16/cap4/b4/golf'\n")
+    load_suite(write(tmp_path, text + "reference = [{ source = 'S', diameter = 4, aspl = 2.6 }]\n"))
+    with pytest.raises(HopbenchError, match=r"instance 'ring:16/cap4/b4/golf': reference 'S' \(its golf\) "
+                                            r"= 9\.26 is above 8\.47"):
+        load_suite(write(tmp_path, text + "reference = [{ source = 'S', diameter = 9, aspl = 2.6 }]\n"))
+
+
+def test_the_base_bounds_regular_and_family_problems_too(tmp_path):
+    # a regular problem's base is no solution, but every solution contains it: nothing scores above it
+    regular = "name = 'x'\n[[instances]]\nbase = 'ring:16'\ncap = 4\nbudget = 16\nregular = true\nobjective = 'golf'\n"
+    load_suite(write(tmp_path, regular + "best_known = 3.5\n"))
+    with pytest.raises(HopbenchError, match="best_known = 9 is above 8.47"):
+        load_suite(write(tmp_path, regular + "best_known = 9.0\n"))
+    family = ("name = 'x'\n[[instances]]\nbase = 'ring:12'\ncap = 4\nbudget = 12\nobjective = 'ad'\n"
+              "family = 'equality'\n")
+    load_suite(write(tmp_path, family + "best_known = 3.272727272727273\n"))
+    with pytest.raises(HopbenchError, match="best_known = 40 is above 19.6"):  # ring:12: ASPL 36/11 x diameter 6
+        load_suite(write(tmp_path, family + "best_known = 40.0\n"))
+
+
+def test_a_disconnected_base_bounds_nothing_above(tmp_path):
+    load_suite(write(tmp_path, "name = 'x'\n[[instances]]\nbase = 'empty:6'\ncap = 2\nbudget = 2\nbest_known = 1e9\n"))
+
+
+def test_a_value_far_below_the_bound_needs_no_search_of_a_large_base(tmp_path, monkeypatch):
+    import harness.engine.summary as engine_summary
+
+    def no_bfs(graph):
+        raise AssertionError("the base's all-pairs BFS was computed for a value far below its own score")
+
+    monkeypatch.setattr(engine_summary, "summary", no_bfs)
+    # ring:4800's own ad is about 1200 x 2400; 30 is plainly below it (the ring scores at least the
+    # Moore / Cerf bounds of degree 2, which are its own values), and above the lower bound of cap 8 (21.1)
+    load_suite(write(tmp_path, "name = 'x'\n[[instances]]\nbase = 'ring:4800'\ncap = 8\nbudget = 14400\n"
+                               "objective = 'ad'\nfamily = 'equality'\nbest_known = 30.0\n"))
+
+
+def test_routing_references_are_checked_against_the_load_bound(tmp_path):
+    # torus 4x4, every node: 240 pairs of mean distance 32/15 over 64 channels: max load >= 8
+    text = "name = 'x'\n[[instances]]\nkind = 'routing'\ntorus = '4x4'\n"
+    load_suite(write(tmp_path, text + "reference = [{ source = 'S', max_load = 12, sigma4 = 3.1 }]\n"))
+    with pytest.raises(HopbenchError, match=r"reference 'S' \(its max_load\) = 4\.\d+ is below 8"):
+        load_suite(write(tmp_path, text + "reference = [{ source = 'S', max_load = 4, sigma4 = 1.0 }]\n"))
+
+
+def test_a_refused_value_is_a_one_line_error_and_exit_2(tmp_path, cli):
+    code, out, err = cli("instances", write(tmp_path, TORUS + "optimum = 2.85\n"))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: s.toml: instance 'torus:4x4/cap6/b4/aspl': optimum = 2.85")
+
+
+def test_the_readme_example_suite_loads(tmp_path):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    start = readme.index('name = "mine"')
+    suite = load_suite(write(tmp_path, readme[start:readme.index("```", start)]))
+    inst = suite.by_id["torus:4x4/cap6/b4/aspl"]
+    assert inst.optimum == inst.best_known == pytest.approx(26 / 15)  # what milp proves: ASPL 1.7333

@@ -30,7 +30,7 @@ def hopbench(*args, env_extra=None, timeout=600):
 
 @pytest.fixture(autouse=True)
 def own_tuned_dir(tmp_path, monkeypatch):
-    """--save writes, and --params tuned reads, a per-test directory, never the repository's."""
+    """--save writes, and --params tuned reads first, a per-test directory, never the user's real one."""
     monkeypatch.setenv("HOPBENCH_TUNED_DIR", str(tmp_path / "tuned"))
 
 
@@ -206,7 +206,8 @@ def test_bad_inputs_exit_2(tmp_path):
          "cannot open"),
         (["tune", "vrs", "--suite", suite, "--trials", "0", "--storage", store], ">= 1"),
         (["run", "--suite", suite, "--solver", "vrs", "--params", "tuned", "--storage", store], "no tuned parameters"),
-        (["run", "--suite", suite, "--params", "tuned", "--storage", store], "no tuned parameters"),
+        (["run", "--suite", suite, "--solver", "random,vrs", "--params", "tuned", "--storage", store],
+         "no tuned parameters for random, vrs"),
     ]
     for args, fragment in cases:
         r = hopbench(*args)

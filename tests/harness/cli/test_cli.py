@@ -120,6 +120,10 @@ def _bad_inputs(tmp_path):
                                       "problem": {"base": "ring:8", "degree_cap": 3, "budget": "2"},
                                       "shortcuts": [], "metrics": {}}))
     solve = ["solve", "--cap", "10", "--budget", "4", "--solver", "random"]
+    from harness.bench.store import Store
+
+    for name in ("r.db", "b.db"):  # reading commands refuse a store that does not exist: make them empty
+        Store.open(f"sqlite:///{tmp_path / name}").close()
     return [
         (["evaluate", bad_edges], "expected two vertex ids"),
         (["evaluate", out_of_range], "declared n"),

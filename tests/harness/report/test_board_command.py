@@ -35,5 +35,8 @@ def test_board_command_builds_every_suite_of_the_store(cli, tiny, tmp_path):
     (["--compress-over", "-1"], "--compress-over must be >= 0"),
 ])
 def test_board_command_bad_input(cli, tmp_path, args, fragment):
+    from harness.bench.store import Store
+
+    Store.open(f"sqlite:///{tmp_path / 'empty.db'}").close()  # an empty store: board only reads
     code, _, err = cli("board", "--storage", f"sqlite:///{tmp_path / 'empty.db'}", "-o", tmp_path / "o", *args)
     assert code == 2 and fragment in err and err.count("\n") == 1

@@ -9,7 +9,7 @@ import pytest
 from harness.bench.store import Store
 from harness.report.board import build_board
 from harness.report.labels import display_label
-from harness.report.plots import anytime_figure, make_plots, objective_vs_n_figure, winrate_figure
+from harness.report.plots import anytime_figure, log_ticks, make_plots, objective_vs_n_figure, winrate_figure
 from tests.harness.report.board_fixtures import shared_board
 
 
@@ -69,6 +69,41 @@ def test_anytime_panels_are_the_largest_instance_per_group(board):
     for line in ring.get_lines():
         final = ok[ok.label == line.get_label()]["objective"].median()
         assert line.get_ydata()[-1] == pytest.approx(final)
+
+
+def _overlaps(boxes) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+
+
+def test_anytime_time_tick_labels_never_overlap(board):
+    """Panels spanning less than a decade (the routing runs take milliseconds) got matplotlib's minor
+    labels (2x10^-3, 3x10^-3, ...), which ran into each other; now a few plain 1-2-5 labels."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = anytime_figure(board)
+    FigureCanvasAgg(fig)
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert any(ax.get_title().endswith("/all") for ax in panels)  # the routing panels are drawn
+    for ax in panels:
+        lo, hi = ax.get_xlim()
+        shown = [t for t in ax.xaxis.get_ticklabels(which="both")
+                 if t.get_visible() and t.get_text() and lo <= t.get_position()[0] <= hi]
+        assert shown, ax.get_title()
+        assert not _overlaps([t.get_window_extent(renderer) for t in shown]), \
+            (ax.get_title(), [t.get_text() for t in shown])
+
+
+@pytest.mark.parametrize("lo, hi, expected", [
+    (1.2e-3, 8e-3, [0.002, 0.005]),                    # under a decade: 1-2-5 steps, no minor labels
+    (1.8e-3, 2.6e-2, [0.002, 0.005, 0.01, 0.02]),
+    (6e-4, 2.3, [0.001, 0.01, 0.1, 1.0]),              # several decades: the powers of ten
+    (1e-6, 100, [1e-6, 1e-4, 1e-2, 1.0, 100.0]),       # many: every other one
+    (2.1e-3, 4.5e-3, [0.0021, 0.0031, 0.0045]),        # narrower than a step: the ends and the middle
+])
+def test_log_ticks(lo, hi, expected):
+    assert log_ticks(lo, hi) == pytest.approx(expected)
 
 
 def test_anytime_without_traces(board):

@@ -21,9 +21,9 @@ from urllib.parse import urlparse
 import pandas as pd
 import pytest
 
-from harness.report.formatting import visible
 from harness.report.site import write_site
 from tests.harness.report.board_fixtures import shared_board
+from tests.harness.report.test_markdown import board_with_declined_cells
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def parse(path: Path) -> Page:
 def expected_rows(suite_dir: Path) -> set[str]:
     rows = pd.read_csv(suite_dir / "board.csv", keep_default_na=False, na_values=[""])
     refs = pd.read_csv(suite_dir / "references.csv", keep_default_na=False, na_values=[""])
-    shown = [r for r in rows.to_dict("records") if visible(r)]
+    shown = rows.to_dict("records")  # every row, also one whose cells were all declined
     keys = {f"{r['instance']}|{r['solver']}|{r['params']}" for r in shown}
     instances = {r["instance"] for r in shown}
     keys |= {f"†|{r['instance']}|{r['label']}|{r['source']}" for r in refs.to_dict("records")
@@ -105,6 +105,24 @@ def test_suite_page_holds_the_board_rows(tiny):
     board = pd.read_csv(tiny["out"] / "tiny" / "board.csv")
     for rel in board["solution"].dropna():
         assert f"../tiny/{rel}" in parsed.links
+
+
+def test_a_row_whose_cells_were_all_declined_is_shown(tiny, tmp_path):
+    from harness.bench.store import Store
+    from harness.report.writer import write_board
+
+    board = board_with_declined_cells(tiny, tmp_path)
+    store = Store.open(tiny["url"])
+    write_board(board, store, tmp_path / "lb", plots=False)
+    store.close()
+    write_site(tmp_path / "lb")
+    page = (tmp_path / "lb" / "site" / "tiny.html").read_text()
+    parsed = parse(tmp_path / "lb" / "site" / "tiny.html")
+    assert {k for rows in parsed.rows.values() for k in rows} == expected_rows(tmp_path / "lb" / "tiny")
+    row = re.search(r'<tr class="ours" data-row="ring:16/cap4/b4/aspl\|equality-ga\|[^"]*">(.*?)</tr>', page).group(1)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+    assert cells[4:6] == ["0", "2 declined"]  # Runs, Failed
+    assert "No runs to show" not in page
 
 
 def test_index_lists_every_board(tiny, tmp_path):

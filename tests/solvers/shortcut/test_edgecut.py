@@ -13,8 +13,10 @@ from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
 from harness.graphs.topologies import parse_spec
 from harness.problems.shortcut.problem import ShortcutProblem, objective_value
+from harness.testing.conformance import busy_cores
 from solvers.contract.budget import Budget
 from solvers.contract.execution import execute
+from solvers.contract.limits import overrun_allowance
 from solvers.shortcut.feasible import FeasiblePairs
 
 
@@ -165,9 +167,11 @@ def test_time_budget_is_respected():
     p = problem("torus:40x40", 10, 500)
     # untimed warm-up: the first chunk compiles the kernels on a cold numba cache
     execute(solvers.create("edgecut-full", t=0), p, seed=0, budget=Budget(evaluations=1))
-    start = time.perf_counter()
-    out = execute(solvers.create("edgecut-full", t=0), p, seed=0, budget=Budget(time_s=0.3))
-    assert time.perf_counter() - start < 3.0  # one chunk of a round at most, plus setup
+    with busy_cores():
+        start = time.perf_counter()
+        out = execute(solvers.create("edgecut-full", t=0), p, seed=0, budget=Budget(time_s=0.3))
+        elapsed = time.perf_counter() - start
+    assert elapsed <= 0.3 + overrun_allowance(0.3)  # the time-limit rule, with every core busy
     assert out.solution.extra["stopped"] == "time or evaluation budget"
     p.validate(out.solution.shortcuts)
 

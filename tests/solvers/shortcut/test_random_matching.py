@@ -8,8 +8,10 @@ import solvers
 from harness.errors import HopbenchError
 from harness.graphs.topologies import parse_spec
 from harness.problems.shortcut.problem import ShortcutProblem
+from harness.testing.conformance import busy_cores
 from solvers.contract.budget import Budget
 from solvers.contract.execution import execute
+from solvers.contract.limits import overrun_allowance
 from solvers.shortcut.random_matching import _fill
 
 
@@ -85,8 +87,10 @@ def test_budgets_are_respected():
     p = problem("ring:512", 8, 10_000)
     out = execute(solvers.create("random-matching", samples=1000), p, seed=0, budget=Budget(evaluations=3))
     assert out.solution.extra["samples_drawn"] == 3
-    out = execute(solvers.create("random-matching", samples=100_000), p, seed=0, budget=Budget(time_s=0.2))
-    assert out.solution.extra["samples_drawn"] < 100_000 and out.elapsed_s < 2.0
+    with busy_cores():
+        out = execute(solvers.create("random-matching", samples=100_000), p, seed=0, budget=Budget(time_s=0.2))
+    assert out.solution.extra["samples_drawn"] < 100_000
+    assert out.elapsed_s <= 0.2 + overrun_allowance(0.2)  # the time-limit rule, with every core busy
 
 
 def test_fill_kernel_scans_sequentially_after_the_random_tries():
