@@ -8,9 +8,9 @@ which calls :func:`register_kind` when imported.
 from __future__ import annotations
 
 import importlib
-import os
 
 from harness.errors import HopbenchError
+from harness.plugins import import_named_modules
 from harness.problems.kind import ProblemKind, Verdict
 
 #: built-in kinds: name -> module that defines ``KIND``
@@ -36,14 +36,7 @@ def register_kind(kind: ProblemKind) -> ProblemKind:
 
 
 def _load_plugins() -> None:
-    for module in filter(None, (m.strip() for m in os.environ.get("HOPBENCH_KIND_MODULES", "").split(","))):
-        if module not in _plugins:
-            try:
-                importlib.import_module(module)
-            except ImportError as exc:
-                raise HopbenchError(f"cannot import problem-kind module {module!r} named in HOPBENCH_KIND_MODULES "
-                                    f"({exc})") from None
-            _plugins.add(module)
+    import_named_modules("HOPBENCH_KIND_MODULES", _plugins, "problem-kind")
 
 
 def _load_builtin(name: str) -> None:

@@ -19,10 +19,10 @@ Solvers that live outside hopbench come in two ways:
 from __future__ import annotations
 
 import importlib
-import os
 import pkgutil
 
 from harness.errors import HopbenchError
+from harness.plugins import import_named_modules
 from solvers.contract.solver import Solver
 
 #: the packages whose modules are the built-in solvers
@@ -72,14 +72,7 @@ def _load() -> None:
                     importlib.import_module(f"{package}.{info.name}")
         _load_entry_points()
     # plug-in modules may be named after the first lookup (tests set the variable late)
-    for module in filter(None, (m.strip() for m in os.environ.get("HOPBENCH_SOLVER_MODULES", "").split(","))):
-        if module not in _plugins:
-            try:
-                importlib.import_module(module)
-            except ImportError as exc:
-                raise HopbenchError(f"cannot import solver module {module!r} named in HOPBENCH_SOLVER_MODULES "
-                                    f"({exc})") from None
-            _plugins.add(module)
+    import_named_modules("HOPBENCH_SOLVER_MODULES", _plugins, "solver")
 
 
 def names(kind: str | None = None) -> list[str]:

@@ -14,17 +14,6 @@ from harness.bench.store import Store, cell_key
 from harness.errors import HopbenchError
 from harness.graphs.bounds import lower_bounds
 from harness.report.board import board_columns, build_board, reference_columns
-from tests.harness.report.board_fixtures import shared_board
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return shared_board(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def board_csv(tiny):
-    return pd.read_csv(tiny["out"] / "tiny" / "board.csv", keep_default_na=False, na_values=[""])
 
 
 def db_runs(db) -> pd.DataFrame:

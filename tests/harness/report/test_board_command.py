@@ -5,12 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tests.harness.report.board_fixtures import shared_board
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return shared_board(tmp_path_factory)
 
 
 def test_board_command_builds_every_suite_of_the_store(cli, tiny, tmp_path):

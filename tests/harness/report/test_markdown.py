@@ -2,20 +2,7 @@
 solver's row, notes, solution links and plots."""
 from __future__ import annotations
 
-import pandas as pd
-import pytest
 
-from tests.harness.report.board_fixtures import shared_board
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return shared_board(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def board_csv(tiny):
-    return pd.read_csv(tiny["out"] / "tiny" / "board.csv", keep_default_na=False, na_values=[""])
 
 
 def test_markdown_board_shows_rows_references_and_links(tiny, board_csv):

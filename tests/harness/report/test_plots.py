@@ -10,12 +10,6 @@ from harness.bench.store import Store
 from harness.report.board import build_board
 from harness.report.labels import display_label
 from harness.report.plots import anytime_figure, log_ticks, make_plots, objective_vs_n_figure, winrate_figure
-from tests.harness.report.board_fixtures import shared_board
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return shared_board(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

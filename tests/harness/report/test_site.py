@@ -22,13 +22,7 @@ import pandas as pd
 import pytest
 
 from harness.report.site import write_site
-from tests.harness.report.board_fixtures import shared_board
 from tests.harness.report.test_markdown import board_with_declined_cells
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return shared_board(tmp_path_factory)
 
 
 class Page(HTMLParser):

@@ -14,17 +14,6 @@ from harness.documents import read_json
 from harness.problems.registry import verify_document
 from harness.report.board import build_board
 from harness.report.writer import slug, solution_filename, write_board
-from tests.harness.report.board_fixtures import shared_board
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return shared_board(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def board_csv(tiny):
-    return pd.read_csv(tiny["out"] / "tiny" / "board.csv", keep_default_na=False, na_values=[""])
 
 
 def test_every_row_links_a_solution_that_verifies_and_matches_its_best(tiny, board_csv):
