@@ -1,4 +1,4 @@
-"""Write instances/angara2021.toml, the Angara routing suite (seed 003, Mukosey et al. 2021).
+"""Write instances/angara2021.toml, the Angara routing suite (Mukosey et al. 2021).
 
 Run from the repository root:  python scripts/make_angara2021.py
 

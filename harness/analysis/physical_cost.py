@@ -54,7 +54,7 @@ from harness.graphs.graph import Graph
 
 @dataclass(frozen=True)
 class LiangCostModel:
-    """Constants of the cabinet/cable/router model (defaults: seed 002, Sect. 4.1 and footnote 2)."""
+    """Constants of the cabinet/cable/router model (defaults: Liang et al. 2022, Sect. 4.1 and footnote 2)."""
 
     cabinet_units: int = 42  #: 42U standard cabinets
     unit_m: float = 0.04445  #: 1U = 44.45 mm; every router and endpoint is 1U
@@ -193,7 +193,7 @@ def liang_cost(g: Graph, p: int, *, model: LiangCostModel = LiangCostModel(), ra
 
 @dataclass(frozen=True)
 class KoibuchiLayout:
-    """Constants of the layout (defaults: seed 004, Sect. V-C)."""
+    """Constants of the layout (defaults: Koibuchi et al. 2012, Sect. V-C)."""
 
     hosts_per_cabinet: int = 128
     hosts_per_switch: int = 8

@@ -8,7 +8,7 @@ bisection ratio, the reproduction of the paper's tables and the problem family
 are in :mod:`harness.problems.shortcut.equality`.
 
 An Equality network has N routers (N even) on a ring.  Two sets of positive
-integers choose its links (seed 002, Sect. 3.1):
+integers choose its links (Liang et al. 2022, Sect. 3.1):
 
 * ``S_A`` ("ahops", written in square brackets) holds odd values and always
   contains the ring, written ``-1`` and ``1``.  Router i links to i + s if i is
@@ -271,7 +271,7 @@ class EqualityLinks:
 
 
 def published_networks() -> list[dict[str, Any]]:
-    """The 27 Equality rows of seed 002's Table 2 with their Table 3 link sets.
+    """The 27 Equality rows of Liang et al. 2022's Table 2 with their Table 3 link sets.
 
     Packaged as ``harness/graphs/equality2022.json`` (source and transcription rule
     inside); each row has ``reproducible`` and, for the three errata, ``erratum``.

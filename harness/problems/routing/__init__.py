@@ -1,4 +1,4 @@
-"""Angara routing on torus interconnects (seed 003: Mukosey, Semenov, Tretiakov 2021).
+"""Angara routing on torus interconnects (Mukosey, Semenov, Tretiakov 2021).
 
 The public API of the routing modules; the implementation is split by concept:
 

@@ -10,7 +10,7 @@ not a deadlock; every other cycle is.  The check is therefore:
     different directions),
 
 equivalently: no turn edge has both ends in one strongly connected component.
-This is the condition Theorem 2 of seed 003 maintains for the routing graph,
+This is the condition Theorem 2 of Mukosey et al. 2021 maintains for the routing graph,
 so every table routed in the (extended) routing graph passes it; tables built
 by other means (``rules = "minimal"``) may not.
 """

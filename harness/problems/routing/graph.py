@@ -1,4 +1,4 @@
-"""The Angara routing graph (Mukosey, Semenov, Tretiakov 2021, seed 003, Sect. 2.1 and 3).
+"""The Angara routing graph (Mukosey, Semenov, Tretiakov 2021, Sect. 2.1 and 3).
 
 Angara's deterministic routing rules
 ------------------------------------

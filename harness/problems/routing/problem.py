@@ -5,7 +5,7 @@ nodes by default; routes between them may pass through any node), the rules a
 route must obey and the objective:
 
 ``rules = "angara"``   every route is a path of the (deadlock-free extended)
-                       Angara routing graph of seed 003 (:mod:`harness.problems.routing.graph`)
+                       Angara routing graph of Mukosey et al. 2021 (:mod:`harness.problems.routing.graph`)
 ``rules = "minimal"``  any shortest walk; only deadlock freedom is required
 
 ``minimal = True`` (the default, and what the paper's algorithms produce)

@@ -1,4 +1,4 @@
-"""``angara-bfs`` (seed 003 Alg. 1-2)."""
+"""``angara-bfs`` (Mukosey et al. 2021, Alg. 1-2)."""
 from __future__ import annotations
 
 import tomllib

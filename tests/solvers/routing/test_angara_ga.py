@@ -1,4 +1,4 @@
-"""``angara-ga`` (seed 003 Sect. 4.2, DEAP)."""
+"""``angara-ga`` (Mukosey et al. 2021, Sect. 4.2, DEAP)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""``angara-sssp`` (seed 003 Alg. 3-4)."""
+"""``angara-sssp`` (Mukosey et al. 2021, Alg. 3-4)."""
 from __future__ import annotations
 
 import tomllib

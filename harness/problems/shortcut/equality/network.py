@@ -82,7 +82,7 @@ class EqualityNetwork(EqualityLinks):
         return equality_bisection(self.n, self.odd_values, self.bhops)
 
     def bisection_ratio(self) -> float:
-        """B_r = 2 B / (N K): the cut links over half of all inter-router links (seed 002, Sect. 4.3)."""
+        """B_r = 2 B / (N K): the cut links over half of all inter-router links (Liang et al. 2022, Sect. 4.3)."""
         return 2.0 * self.bisection_cut() / (self.n * self.k)
 
     def summary(self) -> dict[str, Any]:

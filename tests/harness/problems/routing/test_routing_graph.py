@@ -1,4 +1,4 @@
-"""The Angara routing graph (seed 003 Sect. 3): vertex classes, Theorem 1, the Theorem 2 extension."""
+"""The Angara routing graph (Mukosey et al. 2021, Sect. 3): vertex classes, Theorem 1, the Theorem 2 extension."""
 from __future__ import annotations
 
 import itertools
