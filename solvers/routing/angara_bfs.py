@@ -178,7 +178,6 @@ class AngaraBFS(AngaraSolver):
     """Mukosey et al.'s BFS algorithm: per-source BFS trees in the routing graph, loads as edge weights."""
 
     name = "angara-bfs"
-    kinds = ("routing",)
     description = "Angara BFS routing (Mukosey et al. 2021, Alg. 1-2): per-source BFS in the routing graph, weight-sorted queue"
     params: dict = {}
 

@@ -212,7 +212,6 @@ class AngaraGA(AngaraSolver):
     """Mukosey et al.'s genetic algorithm over each pair's minimal legal routes (DEAP)."""
 
     name = "angara-ga"
-    kinds = ("routing",)
     uses_angara = "picks among Angara routes"
     description = ("Angara genetic algorithm (Mukosey et al. 2021, Sect. 4.2, DEAP): a gene per pair picks one of its minimal "
                    "routes; two-point crossover, 2% gene mutation, fitness sigma(4,R)")

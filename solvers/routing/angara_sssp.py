@@ -222,7 +222,6 @@ class AngaraSSSP(AngaraSolver):
     """Mukosey et al.'s SSSP algorithm: unique routes first, then grouped BFS-with-relaxation batches."""
 
     name = "angara-sssp"
-    kinds = ("routing",)
     description = ("Angara SSSP routing (Mukosey et al. 2021, Alg. 3-4): unique routes, then sorted groups routed by "
                    "BFS with relaxation in the routing graph, non-crossing batches")
     params: dict = {}
