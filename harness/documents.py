@@ -6,12 +6,12 @@ one-line error naming it.
 """
 from __future__ import annotations
 
-import gzip
 import json
 import math
 from pathlib import Path
 from typing import Any
 
+from harness import inputs
 from harness.errors import HopbenchError
 
 
@@ -43,20 +43,23 @@ def dumps(doc: dict[str, Any], *, indent: int | None = None) -> str:
 
 
 def read_json(path: str | Path) -> dict[str, Any]:
-    """Read a JSON object from a file; unreadable input raises :class:`HopbenchError`."""
+    """Read a JSON object from a file, gzipped or not (published boards gzip their large solution
+    files); unreadable input raises :class:`HopbenchError`.
+
+    The file goes through :func:`harness.inputs.read_text` (regular files only, bounded size and
+    decompression, UTF-8) and :func:`harness.inputs.check_nesting` before the parser sees it.
+    """
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-        # published boards gzip their large solution files (.json.gz)
-        text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode()
-    except FileNotFoundError:
-        raise HopbenchError(f"file {str(p)!r} does not exist; check the path") from None
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise HopbenchError(f"cannot read {str(p)!r} ({exc.__class__.__name__}); give a JSON file") from None
+    text = inputs.read_text(p, "file")
+    inputs.check_nesting(text, str(p))
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise HopbenchError(f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:  # check_nesting counts brackets; this is the fallback should the parser still recurse
+        raise HopbenchError(f"{p} nests too deeply to be read; flatten the document") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise HopbenchError(f"{p} is not valid JSON ({str(exc).split(';')[0]})") from None
     if not isinstance(doc, dict):
         raise HopbenchError(f"{p} must hold a JSON object with a \"format\" field, got {type(doc).__name__}")
     return doc

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from harness import caps
 from harness.engine.distances import summary
 from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
@@ -49,6 +50,7 @@ def fault_tolerance(g: Graph, *, samples: int = 30, seed: int = 0, growth: int =
     """
     if samples < 1:
         raise HopbenchError(f"fault tolerance needs at least one sample, got {samples}")
+    caps.SAMPLES.check(samples, "the number of fault-tolerance samples")  # before the APSP of the first one
     base = summary(g)
     if not base.connected:
         raise HopbenchError("fault tolerance is defined for connected graphs only; this graph is disconnected")

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from harness import caps
 from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
 
@@ -126,6 +127,8 @@ def place(n: int, p: int, model: LiangCostModel = LiangCostModel()) -> Placement
     if n < 1 or p < 0:
         raise HopbenchError(f"need at least one router and p >= 0 endpoints, got n={n}, p={p}")
     per = p + 1
+    caps.VERTICES.check(n, "the number of routers")
+    caps.EDGES.check(n * per, "the number of modules to place (routers times p + 1)")  # one slot each
     order = np.arange(n * per, dtype=np.int64)  # global slot of every module, in packing order
     cabinet = order // model.cabinet_units
     is_router = order % per == 0

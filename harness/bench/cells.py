@@ -20,7 +20,8 @@ from typing import Any
 import solvers
 from harness.errors import HopbenchError, InvalidSolution, SolverDeclined
 from solvers.contract.limits import hard_limit as contract_hard_limit
-from solvers.contract.warmup import warm_up_solver
+from solvers.contract.limits import warm_up_limit as contract_warm_up_limit
+from solvers.contract.warmup import WarmUpFailed, warm_up_solver
 
 
 def make_cell(*, suite: str, instance: Any, solver: str, params: dict[str, Any], seed: int,
@@ -100,22 +101,37 @@ def _one_line(exc: BaseException) -> str:
     return first[:900] + where
 
 
-#: seconds a built-in solver's one-time warm-up may take: compiling its numba kernels on a
-#: cold cache takes up to a minute or two on a small machine, and it respects its budgets
-BUILTIN_WARMUP_LIMIT = 300.0
+def trusted(cell: dict[str, Any]) -> bool:
+    """Whether the cell's solver is shipped with hopbench (:func:`solvers.is_builtin`); every other solver is
+    a plug-in, held to the hard limits whatever it promises."""
+    return solvers.is_builtin(cell["solver"])
 
 
 def warm_up_limit(cell: dict[str, Any]) -> float:
-    """How long the warm-up before ``cell`` may take: generous for built-in solvers, whose only
-    slow part is JIT compilation; the cell's hard limit for plug-ins, which could ignore budgets."""
-    return max(hard_limit(cell), BUILTIN_WARMUP_LIMIT) if solvers.is_builtin(cell["solver"]) else hard_limit(cell)
+    """How long the one-time warm-up before ``cell`` may take (:func:`solvers.contract.limits.warm_up_limit`):
+    generous for a shipped solver, whose only slow part is JIT compilation; ``$HOPBENCH_PLUGIN_WARMUP_LIMIT``
+    (60 s) for a plug-in, which could ignore its budgets."""
+    return contract_warm_up_limit(cell["time_limit"], trusted(cell))
 
 
 def warm_up(cell: dict[str, Any]) -> None:
-    """Warm up the cell's solver (:func:`solvers.contract.warmup.warm_up_solver`); built-in solvers
-    only — a plug-in's warm-up would be a run of unknown behaviour outside the cell's record."""
-    if solvers.is_builtin(cell["solver"]):
+    """Warm up the cell's solver (:func:`solvers.contract.warmup.warm_up_solver`).
+
+    A plug-in is warmed up strictly, its runs sharing a time budget of its warm-up limit:
+    a failure raises :class:`~solvers.contract.warmup.WarmUpFailed`, which the sandbox
+    records as the cell's result (see :func:`warm_up_failure`).
+    """
+    if trusted(cell):
         warm_up_solver(cell["solver"], cell["params"])
+    else:
+        warm_up_solver(cell["solver"], cell["params"], time_s=warm_up_limit(cell), strict=True)
+
+
+def warm_up_failure(exc: WarmUpFailed) -> str:
+    """The one-line error of a cell whose solver's warm-up failed (it starts with ``warm-up``)."""
+    return (f"warm-up failed on warm-up problem {exc.index}/{exc.count} of kind {exc.kind}: {_one_line(exc.cause)}; "
+            f"a solver must solve or decline every warm-up problem of its kinds (the conformance suite, "
+            f"harness.testing, checks it)")
 
 
 def run_cell(cell: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,15 @@ coordinator alone writes to the store, one transaction per finished cell, so
 re-running the same command resumes: cells already recorded are skipped
 (``--rerun failed`` also retries errors and timeouts, ``--rerun all`` retries
 everything).
+
+What one cell does never sinks the matrix: a crash, a timeout, a failed warm-up
+is that cell's row.  What the store does can: when recording a result fails (the
+database became read-only, the disk is full, the server went away), the run
+stops at once with a one-line error naming the store's problem, its workers
+killed, and every cell recorded before stays recorded (one transaction each), so
+the same command resumes once the store is fixed.  Connecting to a Dask
+scheduler is bounded by ``$HOPBENCH_CONNECT_TIMEOUT`` (10 s), like connecting to a
+store, so an address that accepts and never answers ends in an error, not a hang.
 """
 from __future__ import annotations
 
@@ -19,13 +28,14 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from harness._paths import REPO_ROOT
 from harness.bench.cells import failed_result, make_cell, result_row
-from harness.bench.store import Store, params_tag
+from harness.bench.store import CONNECT_TIMEOUT_ENV, Store, connect_timeout, params_tag
 from harness.bench.suites import Suite
 from harness.errors import HopbenchError
 
@@ -131,6 +141,13 @@ def plan_matrix(suite: Suite, *, solver_names: list[str] | None = None, instance
     if not cells:
         raise HopbenchError(f"no cells to run: none of the solvers {', '.join(names)} solves the "
                             f"{'/'.join(sorted(kinds))} problems of suite {suite.name}")
+    return resume_plan(MatrixPlan(suite, cells, cells), store, rerun)
+
+
+def resume_plan(plan: MatrixPlan, store: Store | None, rerun: str | None = None) -> MatrixPlan:
+    """``plan`` with the cells ``store`` holds already dropped (per ``rerun``); every cell without a store.
+    (``hopbench run`` plans without a store first, so that bad arguments never create one.)"""
+    cells = plan.cells
     done = store.statuses([c["key"] for c in cells]) if store is not None else {}
     if rerun == "all":
         todo = cells
@@ -138,7 +155,7 @@ def plan_matrix(suite: Suite, *, solver_names: list[str] | None = None, instance
         todo = [c for c in cells if done.get(c["key"]) in (None, "error", "timeout")]
     else:
         todo = [c for c in cells if c["key"] not in done]
-    return MatrixPlan(suite, cells, todo, len(cells) - len(todo))
+    return MatrixPlan(plan.suite, cells, todo, len(cells) - len(todo))
 
 
 def git_commit() -> str | None:
@@ -154,19 +171,69 @@ def git_commit() -> str | None:
 
 
 def make_executor(jobs: int, scheduler: str | None):
-    """Local threads driving sandboxes, or a Dask distributed client's executor."""
+    """Local threads driving sandboxes, or a Dask distributed client's executor.
+
+    Connecting to ``scheduler`` takes at most :func:`~harness.bench.store.connect_timeout`
+    seconds (``$HOPBENCH_CONNECT_TIMEOUT``, default 10): ``Client``'s own ``timeout`` does
+    not cover the handshake, so a port that accepts and never answers would hang it; the
+    client is therefore built in a helper thread that is given up on at the deadline.
+    """
     if scheduler is None:
         return cf.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="hopbench-cell"), None
     try:
         from distributed import Client
     except ModuleNotFoundError:
         raise HopbenchError("--scheduler needs Dask distributed; install it with pip install 'distributed'") from None
+    seconds = connect_timeout()
+    hint = "start one with 'dask scheduler' or drop --scheduler"
     try:
-        client = Client(scheduler, timeout="5s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise HopbenchError(f"cannot reach the Dask scheduler at {scheduler} ({exc.__class__.__name__}); start one "
-                            f"with 'dask scheduler' or drop --scheduler") from None
+        client = bounded_call(lambda: Client(scheduler, timeout=f"{seconds}s", set_as_default=False), seconds + 2,
+                              close=lambda late: late.close())
+    except TimeoutError:
+        raise HopbenchError(f"cannot reach the Dask scheduler at {scheduler}: no answer within {seconds} s "
+                            f"({CONNECT_TIMEOUT_ENV}=SECONDS allows more); check the address, or {hint}") from None
+    except (OSError, ValueError, TypeError) as exc:
+        reason = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise HopbenchError(f"cannot reach the Dask scheduler at {scheduler} ({exc.__class__.__name__}"
+                            f"{': ' + reason if reason else ''}); {hint}") from None
     return client.get_executor(pure=False), client
+
+
+def bounded_call(call: Callable[[], Any], seconds: float, *, close: Callable[[Any], None] | None = None) -> Any:
+    """``call()``, or ``TimeoutError`` when it has not returned within ``seconds``.
+
+    The call runs in a daemon thread, which is abandoned at the deadline (a blocked
+    connect cannot be interrupted from outside); a value it returns after that is
+    handed to ``close``.  Its exceptions are raised here.
+    """
+    box: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def target() -> None:
+        try:
+            value = call()
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            box["error"] = exc
+            return
+        with lock:
+            box["value"] = value
+            late = box.get("abandoned", False)
+        if late and close is not None:
+            try:
+                close(value)
+            except Exception:  # nobody is left to tell
+                pass
+
+    thread = threading.Thread(target=target, daemon=True, name="hopbench-connect")
+    thread.start()
+    thread.join(seconds)
+    with lock:
+        if "value" not in box and "error" not in box:
+            box["abandoned"] = True
+            raise TimeoutError(f"no answer within {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: str | None = None,
@@ -191,14 +258,17 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
         return report
     commit = git_commit()
     executor, client = executor or make_executor(jobs, scheduler)
+    run = uuid.uuid4().hex  # tells the workers which cells belong to this run (see harness.bench.sandbox)
     # warm-ups are reported live by local sandboxes only (a Dask worker's thread cannot call back here)
     live = progress and client is None
     events: queue.SimpleQueue | None = queue.SimpleQueue() if live else None
     display = Progress(len(plan.todo), warm_ups=_solvers_to_warm_up(plan.todo) if live else [],
                        slots=_slots(jobs, client), enabled=progress)
     futures: dict[cf.Future, dict[str, Any]] = {}
+    finished = False  # else (a store failure, an interrupt) the workers are killed, not waited for
     try:
         for cell in plan.todo:
+            cell = dict(cell, run=run)
             if events is not None:
                 futures[executor.submit(run_isolated, cell, _listener(events))] = cell
             else:
@@ -216,25 +286,64 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
                 try:
                     result = fut.result()
                 except Exception as exc:  # the executor itself failed this cell (e.g. a lost Dask worker)
-                    result = failed_result(cell, "error", f"executor: {type(exc).__name__}: {exc}")
-                store.record(result_row(cell, result, commit, extra), result.get("trace") or [])
+                    reason = (str(exc).strip().splitlines() or [""])[0][:300]
+                    result = failed_result(cell, "error", f"executor: {type(exc).__name__}: {reason}")
+                try:
+                    record_result(store, cell, result, commit, extra)
+                except HopbenchError as exc:
+                    raise HopbenchError(f"{exc}; the run stopped at cell {report.ran + 1} of {len(plan.todo)} "
+                                        f"({cell['instance']} / {cell['solver']} / seed {cell['seed']}), and the "
+                                        f"{report.ran} cell(s) recorded before it are kept: once the store is fixed, "
+                                        f"the same command resumes") from None
                 report.ran += 1
                 report.statuses[result["status"]] += 1
                 display.cell_done(result)
-    except KeyboardInterrupt:
-        for fut in futures:
-            fut.cancel()
-        raise
+        finished = True
     finally:
         display.close()
+        for fut in futures:
+            fut.cancel()
         try:
             executor.shutdown(wait=False, cancel_futures=True)
         except TypeError:  # Dask's executor has no cancel_futures
             executor.shutdown(wait=False)
         if client is not None:
             client.close()
-        close_all()
+        close_all(kill=not finished)
     return report
+
+
+def record_result(store: Store, cell: dict[str, Any], result: dict[str, Any], commit: str | None,
+                  extra: dict[str, Any] | None = None) -> None:
+    """Record one finished cell.  A result the store will not take as it is (a value it cannot hold) is
+    recorded as that cell's error instead; a failure of the store itself — read-only, damaged, full, gone —
+    raises its one-line :class:`HopbenchError` (any other database error is turned into one)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from harness.bench.store import shown_url
+
+    def failure(exc: BaseException) -> HopbenchError:
+        reason = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        return HopbenchError(f"cannot record a result in the results store {shown_url(store.url)}: "
+                             f"{type(getattr(exc, 'orig', None) or exc).__name__}: {reason}")
+
+    try:
+        store.record(result_row(cell, result, commit, extra), result.get("trace") or [])
+        return
+    except HopbenchError:
+        raise
+    except (SQLAlchemyError, OSError) as exc:
+        raise failure(exc) from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # the result, not the store
+        bad = failed_result(cell, "error", f"the result could not be recorded: {type(exc).__name__}: "
+                                           f"{(str(exc).splitlines() or [''])[0][:300]}",
+                            elapsed_s=result.get("elapsed_s"), started_at=result.get("started_at"))
+    try:
+        store.record(result_row(cell, bad, commit, extra), [])
+    except HopbenchError:
+        raise
+    except (SQLAlchemyError, OSError, ValueError, TypeError) as exc:
+        raise failure(exc) from None
 
 
 def _listener(events: queue.SimpleQueue):
@@ -246,10 +355,8 @@ def _listener(events: queue.SimpleQueue):
 
 
 def _solvers_to_warm_up(cells: list[dict[str, Any]]) -> list[str]:
-    """The solvers the sandboxes warm up before their first cell (the built-in ones)."""
-    import solvers
-
-    return [name for name in dict.fromkeys(c["solver"] for c in cells) if solvers.is_builtin(name)]
+    """The solvers the sandboxes warm up before their first cell (every one: see harness.bench.sandbox)."""
+    return list(dict.fromkeys(c["solver"] for c in cells))
 
 
 def _slots(jobs: int, client: Any) -> int:

@@ -5,15 +5,24 @@ Each thread keeps one child ``python -m harness.bench.sandbox`` process, started
 once and reused for many cells: cells go in as JSON lines on its stdin, and
 messages come back as JSON lines on its stdout — ``ready`` once the child has
 imported everything, ``warming`` (with the solver's name) when it starts the
-one-time warm-up of a built-in solver, ``started`` when a cell's clock starts
-(after that warm-up, so JIT compilation is never charged to a cell), then the
-result.  The parent passes the warm-up on to a listener (the runner's progress
-display), and each result's ``timing`` tells the seconds spent warming up from
-the seconds the cell itself ran.  A cell that has not answered by its hard
-limit (1.2 x time limit + 5 s after it started) is killed with the child and
-recorded as ``timeout``; a child that dies is recorded as ``error``; either way
-a fresh child serves the next cell.  Using a subprocess (not multiprocessing) keeps this working inside
-Dask's daemonic worker processes.
+one-time warm-up of a solver, ``started`` when a cell's clock starts (after that
+warm-up, so JIT compilation is never charged to a cell), then the result — or,
+instead of ``started``, ``warm-up failed`` with the error when a plug-in's
+warm-up raised.  The parent passes the warm-up on to a listener (the runner's
+progress display), and each result's ``timing`` tells the seconds spent warming
+up from the seconds the cell itself ran.  A cell that has not answered by its
+hard limit (1.2 x time limit + 5 s after it started) is killed with the child
+and recorded as ``timeout``; a child that dies is recorded as ``error``; either
+way a fresh child serves the next cell.  Using a subprocess (not multiprocessing)
+keeps this working inside Dask's daemonic worker processes.
+
+Every solver is warmed up; the warm-up has its own limit
+(:func:`harness.bench.cells.warm_up_limit`: minutes for a solver shipped with hopbench,
+``$HOPBENCH_PLUGIN_WARMUP_LIMIT`` = 60 s for a plug-in).  A plug-in whose warm-up fails —
+raises, kills its worker or overruns its limit — gets that failure as its cell's row (an
+error starting ``warm-up``), and so does every later cell of the same solver and
+parameters in this process, at once: it is not warmed up again, since each attempt would
+cost the same minute for the same result.  ``--rerun failed`` tries again.
 """
 from __future__ import annotations
 
@@ -30,7 +39,8 @@ import weakref
 from typing import Any, Callable
 
 from harness._paths import REPO_ROOT
-from harness.bench.cells import failed_result, hard_limit, warm_up_limit
+from harness.bench.cells import failed_result, hard_limit, trusted, warm_up_limit
+from solvers.contract.limits import PLUGIN_WARMUP_LIMIT_ENV
 
 #: seconds a new child may take to import harness, solvers and numba
 STARTUP_TIMEOUT = 300.0
@@ -40,6 +50,9 @@ Listener = Callable[[str, str], None]
 
 _local = threading.local()
 _all: "weakref.WeakSet[Sandbox]" = weakref.WeakSet()
+#: plug-in warm-ups that failed: run, solver and parameters (:func:`failure_key`) -> (status, error)
+_failed_warm_ups: dict[str, tuple[str, str]] = {}
+_failed_lock = threading.Lock()
 
 
 class Sandbox:
@@ -144,6 +157,8 @@ class Sandbox:
             if notify is not None:
                 notify("warming", self.warming)
             message = self._receive(deadline)
+        if message.get("event") == "warm-up failed":
+            raise _WarmUpFailed(str(message.get("error")))
         if self.warming is not None:
             if notify is not None:
                 notify("warmed", self.warming)
@@ -164,6 +179,21 @@ class _Died(Exception):
     pass
 
 
+class _WarmUpFailed(Exception):
+    pass
+
+
+def warm_up_key(cell: dict[str, Any]) -> str:
+    """What is warmed up once: the solver with its parameters."""
+    return json.dumps([cell["solver"], cell["params"]], sort_keys=True, default=str)
+
+
+def failure_key(cell: dict[str, Any]) -> str:
+    """What a failed plug-in warm-up stands for: its solver and parameters within one run (the ``run``
+    token the runner puts in its cells), so that a long-lived Dask worker tries again in the next run."""
+    return f"{cell.get('run')}|{warm_up_key(cell)}"
+
+
 def run_isolated(cell: dict[str, Any], notify: Listener | None = None) -> dict[str, Any]:
     """Run ``cell`` in this thread's sandbox, enforcing the hard time limit.
 
@@ -175,6 +205,17 @@ def run_isolated(cell: dict[str, Any], notify: Listener | None = None) -> dict[s
     """
     from harness.bench.store import now
 
+    plugin = not trusted(cell)
+    if plugin:
+        with _failed_lock:
+            earlier = _failed_warm_ups.get(failure_key(cell))
+        if earlier is not None:  # the same warm-up again would cost the same minute for the same failure
+            status, error = earlier
+            result = failed_result(cell, status, f"{error} (in an earlier cell of {cell['solver']} with these "
+                                                 f"parameters; not retried in this run)", elapsed_s=0.0,
+                                   started_at=now().isoformat())
+            result["timing"] = {"warm_up_s": 0.0, "run_s": None}
+            return result
     box: Sandbox | None = getattr(_local, "box", None)
     if box is None or not box.alive():
         box = _local.box = Sandbox(cell.get("threads", 1))
@@ -190,19 +231,32 @@ def run_isolated(cell: dict[str, Any], notify: Listener | None = None) -> dict[s
         box.kill()
         _local.box = None
         waited = time.monotonic() - box.clock
-        if box.phase == "warm-up":
-            error = (f"killed after {waited:.1f} s in the solver's one-time warm-up (JIT compilation and a "
-                     f"minimal run), which may take {warm_up_limit(cell):g} s")
-        else:
+        if box.phase != "warm-up":
             error = f"killed after {waited:.1f} s: still running at the hard limit of a {cell['time_limit']:g} s cell"
+        elif plugin:
+            error = (f"warm-up timed out: killed after {waited:.1f} s, over the {warm_up_limit(cell):g} s a plug-in "
+                     f"solver's one-time warm-up may take; {PLUGIN_WARMUP_LIMIT_ENV}=SECONDS allows more")
+        else:
+            error = (f"warm-up timed out: killed after {waited:.1f} s in the solver's one-time warm-up (JIT "
+                     f"compilation and a minimal run), which may take {warm_up_limit(cell):g} s")
         status = "timeout"
     except _Died as exc:
         tail = box.stderr_tail()
         box.kill()
         _local.box = None
         status, error = "error", f"worker process died (exit code {exc.args[0]})" + (f": {tail}" if tail else "")
+        if box.phase == "warm-up":
+            error = f"warm-up failed: {error}"
+    except _WarmUpFailed as exc:
+        box.kill()  # whatever the failed plug-in left behind (threads, memory) goes with its child
+        _local.box = None
+        status, error = "error", str(exc.args[0])
     if box.warming is not None and notify is not None:
         notify("warm-up failed", box.warming)
+        box.warming = None
+    if plugin and box.phase == "warm-up":
+        with _failed_lock:
+            _failed_warm_ups.setdefault(failure_key(cell), (status, error))
     result = failed_result(cell, status, error, elapsed_s=time.monotonic() - box.clock, started_at=started.isoformat())
     result["timing"] = _timing(box, t0)
     return result
@@ -216,10 +270,16 @@ def _timing(box: Sandbox, t0: float | None) -> dict[str, float | None]:
     return {"warm_up_s": t0 - box.sent_at, "run_s": end - t0}
 
 
-def close_all() -> None:
-    """Stop every sandbox this process started (called when a run ends)."""
+def close_all(*, kill: bool = False) -> None:
+    """Stop every sandbox this process started (called when a run ends): ask each to finish, or ``kill``
+    them at once (a run that stops early: the threads driving them then see their cells die)."""
     for box in list(_all):
-        box.close()
+        if kill:
+            box.kill()
+        else:
+            box.close()
+    with _failed_lock:
+        _failed_warm_ups.clear()
 
 
 def _serve() -> None:
@@ -234,7 +294,9 @@ def _serve() -> None:
         protocol.flush()
 
     import solvers
-    from harness.bench.cells import run_cell, warm_up
+    from harness.bench.cells import run_cell, warm_up, warm_up_failure
+    from harness.errors import HopbenchError
+    from solvers.contract.warmup import WarmUpFailed
 
     _exit_with_parent()
     solvers.names()  # import every solver module now, not inside a cell
@@ -244,14 +306,23 @@ def _serve() -> None:
         if not line.strip():
             continue
         cell = json.loads(line)
-        # the parent enforces the limits; these alarms (default action: terminate) only matter when
-        # the parent is gone, so that an orphaned run cannot go on for ever
-        signal.alarm(int(warm_up_limit(cell)) + 5)
-        key = json.dumps([cell["solver"], cell["params"]], sort_keys=True, default=str)
-        if key not in warmed and solvers.is_builtin(cell["solver"]):
+        key = warm_up_key(cell)
+        if key not in warmed:
             send({"event": "warming", "solver": cell["solver"]})  # the parent shows it: compiling takes a while
         warmed.add(key)
-        warm_up(cell)
+        try:
+            # the parent enforces the limits; these alarms (default action: terminate) only matter when
+            # the parent is gone, so that an orphaned run cannot go on for ever
+            signal.alarm(int(warm_up_limit(cell)) + 5)
+            warm_up(cell)
+        except WarmUpFailed as exc:
+            signal.alarm(0)
+            send({"event": "warm-up failed", "error": warm_up_failure(exc)})
+            continue
+        except HopbenchError as exc:  # e.g. a malformed HOPBENCH_PLUGIN_WARMUP_LIMIT on this worker
+            signal.alarm(0)
+            send({"event": "warm-up failed", "error": f"warm-up not run: {exc}"})
+            continue
         send({"event": "started"})
         signal.alarm(int(hard_limit(cell)) + 5)
         result = run_cell(cell)

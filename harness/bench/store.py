@@ -34,12 +34,27 @@ upgrades from (for example, select only the columns such a store has).  Schema
 changes run in one transaction under a lock (SQLite: ``BEGIN IMMEDIATE``;
 PostgreSQL: an advisory lock), so processes that open the same new store at once
 create it once.
+
+Everything that can go wrong with a store ends as a one-line :class:`HopbenchError`
+naming the store (its password masked, :func:`shown_url`), never a traceback: a
+malformed URL (:func:`parse_url` suggests ``sqlite:///path``), a SQLite file that is
+damaged, not a database or read-only, a server that refuses, fails or goes away.  The
+database errors are translated where every statement passes, the engine's
+``handle_error`` event, so that readers which query the engine directly (the
+leaderboards) get the same one line.  Each server URL gets a connect timeout,
+``HOPBENCH_CONNECT_TIMEOUT`` seconds (default 10), so a server that accepts a
+connection and never answers ends in an error instead of a hang.  ``mode="write"``
+tries a write (rolled back) at open, so a command that is going to record refuses a
+read-only store before it runs anything; ``mode="read"`` refuses a database without
+hopbench's tables (an empty file, someone else's database) instead of creating them.
 """
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import sqlite3
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -47,7 +62,7 @@ from pathlib import Path
 from typing import Any, Iterable, Literal
 
 from sqlalchemy import create_engine, delete, event, insert, inspect, select, text
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
@@ -72,6 +87,14 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 EMPTY, UNVERSIONED = "empty", "unversioned"
 #: PostgreSQL advisory lock held while the schema changes ("hopb" in ASCII)
 _SCHEMA_LOCK = 0x686F7062
+#: seconds a database server gets to answer a connection; the environment variable overrides it
+CONNECT_TIMEOUT_ENV = "HOPBENCH_CONNECT_TIMEOUT"
+DEFAULT_CONNECT_TIMEOUT = 10
+#: the ``connect()`` argument that bounds connecting, per server driver (SQLite has no server)
+_TIMEOUT_ARGUMENT = {"psycopg": "connect_timeout", "psycopg2": "connect_timeout", "pg8000": "timeout",
+                     "pymysql": "connect_timeout", "mysqldb": "connect_timeout"}
+URL_FORMS = ("write sqlite:///path/to/file.db (three slashes and a path relative to the current folder; four for an "
+             "absolute path, sqlite:////tmp/x.db) or postgresql://user:password@host/dbname")
 
 Mode = Literal["write", "read"]
 
@@ -108,9 +131,12 @@ def _finite(x: Any) -> float | None:
     return None if math.isinf(x) or math.isnan(x) else x
 
 
-def _set_sqlite_pragmas(dbapi_connection, _record) -> None:
+def _set_sqlite_pragmas(dbapi_connection, _record, *, wal: bool = True) -> None:
+    """The settings of every connection; ``wal``: switch the file to WAL mode (a change to the file, so
+    a store opened for reading leaves it out: the store that wrote the file chose its mode)."""
     cur = dbapi_connection.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
+    if wal:
+        cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA foreign_keys=ON")
@@ -125,15 +151,99 @@ def shown_url(url: str) -> str:
         return re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", url)
 
 
-def _sqlite_file_exists(url: str) -> None:
-    """Refuse a SQLite URL whose file does not exist (in-memory and ``file:`` URI databases pass)."""
+def masked(text: str, url: str | None) -> str:
+    """``text`` (a driver's message, which may quote the URL or a connection string) with the password of
+    ``url`` masked wherever it appears."""
+    if not url:
+        return text
+    text = text.replace(url, shown_url(url))
+    secrets = set(re.findall(r"//[^/@:]*:([^/@]*)@", url))  # as written, percent-escapes included
+    try:
+        secrets.add(str(make_url(url).password or ""))  # as the driver got it, unescaped
+    except (ArgumentError, ValueError):  # not a URL SQLAlchemy can parse: the pattern above found what there is
+        pass
+    for secret in sorted(secrets, key=len, reverse=True):
+        if len(secret) >= 3:  # a shorter one would mask letters all over the message
+            text = text.replace(secret, "***")
+    # connection strings and URLs quoted in other spellings: password=..., user:...@
+    text = re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", text, flags=re.IGNORECASE)
+    return re.sub(r"(//[^/@:\s]*:)[^/@\s]*@", r"\1***@", text)
+
+
+def connect_timeout() -> int:
+    """Seconds a database server gets to answer a connection: ``$HOPBENCH_CONNECT_TIMEOUT``, else 10."""
+    text = os.environ.get(CONNECT_TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_CONNECT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise HopbenchError(f"{CONNECT_TIMEOUT_ENV}={text!r} is not a positive number of seconds; set it to e.g. "
+                            f"{CONNECT_TIMEOUT_ENV}={DEFAULT_CONNECT_TIMEOUT}")
+    return max(1, math.ceil(value))  # the drivers take whole seconds
+
+
+def parse_url(url: str) -> URL:
+    """The SQLAlchemy URL of a ``--storage`` value; a malformed one is a one-line error that shows the right form."""
     try:
         parsed = make_url(url)
-    except Exception:  # not a URL: Store.open says so
-        return
+    except (ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
+        path = re.sub(r"^sqlite:/*", "", url)
+        hint = f"for a SQLite file write sqlite:///{path}" if "://" not in url and path else URL_FORMS
+        raise HopbenchError(f"invalid storage URL {shown_url(url)!r} ({masked(_first_line(exc), url)}); {hint}") \
+            from None
+    if parsed.get_backend_name() == "sqlite" and (parsed.host or parsed.port or parsed.username or parsed.password):
+        path = url.split("://", 1)[1].split("?", 1)[0].lstrip("/") or "hopbench.db"
+        raise HopbenchError(f"invalid storage URL {shown_url(url)!r}: a SQLite URL has no host, its path follows three "
+                            f"slashes; write sqlite:///{path} (four slashes for an absolute path)")
+    return parsed
+
+
+def engine_options(url: str) -> dict[str, Any]:
+    """Keyword arguments of ``create_engine`` for a store URL (also Optuna's ``engine_kwargs``): a connect
+    timeout for a server driver, unless the URL sets its own (``?connect_timeout=N``)."""
+    parsed = parse_url(url)
+    argument = _TIMEOUT_ARGUMENT.get(parsed.get_driver_name()) if parsed.get_backend_name() != "sqlite" else None
+    if argument is None or argument in parsed.query:
+        return {}
+    return {"connect_args": {argument: connect_timeout()}}
+
+
+def _in_memory(parsed: URL) -> bool:
+    return parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+
+
+def _check_sqlite_path(url: str, parsed: URL, mode: Mode) -> None:
+    """The file behind a SQLite URL: reading refuses one that does not exist (a mistyped path would look
+    empty); either mode refuses a path that is no regular file (a folder, a device, a pipe) and a missing folder."""
     database = parsed.database if parsed.get_backend_name() == "sqlite" else None
-    if not database or database == ":memory:" or database.startswith("file:") or Path(database).exists():
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return  # in memory, or a URI that SQLite resolves itself
+    path = Path(database)
+    if path.exists():
+        if not path.is_file():
+            raise HopbenchError(f"the results store {shown_url(url)} is not a file ({path.absolute()} is a "
+                                f"{'folder' if path.is_dir() else 'device or pipe'}); give the path of a SQLite file")
         return
+    if mode == "read":
+        _sqlite_file_missing(url, database)
+    if not path.absolute().parent.is_dir():
+        raise HopbenchError(f"cannot open the results store {shown_url(url)}: folder {path.absolute().parent} "
+                            f"does not exist; create it, or give another --storage")
+
+
+def creates_file(url: str | None) -> bool:
+    """Whether opening ``url`` for writing would create its SQLite file (no file is there yet)."""
+    parsed = parse_url(url or DEFAULT_URL)
+    database = parsed.database if parsed.get_backend_name() == "sqlite" else None
+    return bool(database) and database != ":memory:" and not database.startswith("file:") \
+        and not Path(database).exists()
+
+
+def _sqlite_file_missing(url: str, database: str) -> None:
+    """Refuse a SQLite URL whose file does not exist, pointing at what was probably meant."""
     path = Path(database).absolute()
     if not Path(database).is_absolute() and Path("/" + database).exists():
         hint = f"; for /{database} write sqlite:////{database}, four slashes"
@@ -144,8 +254,97 @@ def _sqlite_file_exists(url: str) -> None:
                         f"--storage URL of an existing store, or record runs first with 'hopbench run --suite S'")
 
 
-def _reason(exc: BaseException) -> str:
-    return (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def failure_reason(exc: BaseException, url: str | None = None, *, limit: int = 300) -> str:
+    """The first line of a database error (the driver's own message), the password of ``url`` masked, cut
+    at ``limit`` characters (a message may quote a damaged value)."""
+    reason = masked(_first_line(getattr(exc, "orig", None) or exc), url)
+    return reason if len(reason) <= limit else reason[:limit - 3] + "..."
+
+
+# SQLite's primary result codes that no retry or other statement can cure: what they mean for the store,
+# and what to do
+_SQLITE_FAILURES = {
+    sqlite3.SQLITE_CORRUPT: ("is damaged", "restore it from a backup, or give another --storage"),
+    sqlite3.SQLITE_NOTADB: ("is not a SQLite database", "give the URL of a results store"),
+    sqlite3.SQLITE_READONLY: ("is read-only", ("make the file and its folder writable (SQLite writes -wal and -shm "
+                                               "files beside it), or give another --storage")),
+    sqlite3.SQLITE_CANTOPEN: ("cannot be opened", ("check the path, and that the file and its folder may be read "
+                                                   "and written (SQLite keeps -wal and -shm files beside it)")),
+    sqlite3.SQLITE_PERM: ("refused access", "check the file's permissions"),
+    sqlite3.SQLITE_AUTH: ("refused access", "check the file's permissions"),
+    sqlite3.SQLITE_IOERR: ("could not be read or written", "check the disk and the file"),
+    sqlite3.SQLITE_FULL: ("cannot grow: the disk is full", "free some space"),
+    sqlite3.SQLITE_BUSY: ("is locked by another process", "try again when it has finished"),
+    sqlite3.SQLITE_LOCKED: ("is locked by another process", "try again when it has finished"),
+}
+# SQLSTATE classes of a server's errors that are about the server or the rights, not about the statement
+_SERVER_FAILURES = {"08": "lost or refused the connection", "28": "refused the login", "3D": "has no such database",
+                    "53": "ran out of resources", "57": "was shut down or cancelled the statement",
+                    "58": "had a system error", "XX": "had an internal error (a damaged database?)"}
+_SERVER_STATES = {"42501": "refused: permission denied", "25006": "is read-only"}
+
+
+def store_failure(url: str, exc: BaseException, *, connecting: bool = False,
+                  disconnected: bool = False) -> HopbenchError | None:
+    """The one-line error of a database error that is about the store itself -- damaged, read-only, refused,
+    unreachable, gone away -- rather than about a statement; None for the others (a missing table, a duplicate
+    row), which the code that ran the statement handles.  ``connecting``: the error came while connecting;
+    ``disconnected``: the driver lost the connection."""
+    orig = getattr(exc, "orig", None) or exc
+    shown = shown_url(url)
+    reason = failure_reason(orig, url)
+    if isinstance(orig, sqlite3.Error):
+        code = getattr(orig, "sqlite_errorcode", None)
+        if code is None and "could not decode" in reason.lower():  # text that hopbench never wrote: damage
+            code = sqlite3.SQLITE_CORRUPT
+        failure = _SQLITE_FAILURES.get(code & 0xFF) if isinstance(code, int) else None
+        if failure is None:
+            return None
+        what, how = failure
+        return HopbenchError(f"the results store {shown} {what} ({reason}); {how}")
+    if connecting:
+        late = "timeout" in reason.lower() or "timed out" in reason.lower()
+        wait = (f" (no answer within {connect_timeout()} s; {CONNECT_TIMEOUT_ENV}=SECONDS allows more)" if late
+                else "")
+        return HopbenchError(f"cannot open the results store {shown}: {reason}{wait}; check the URL, that the server "
+                             f"is up and answers, the user and the password")
+    if disconnected:
+        return HopbenchError(f"lost the connection to the results store {shown} ({reason}); the runs recorded so far "
+                             f"are kept: check the server, then run the command again")
+    state = str(getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None) or "")
+    what = _SERVER_STATES.get(state) or _SERVER_FAILURES.get(state[:2])
+    if what is None:
+        return None
+    return HopbenchError(f"the results store {shown} {what} ({reason}); check the server and your rights on it, "
+                         f"or give another --storage")
+
+
+def error_listener(url: str):
+    """The engine's ``handle_error`` listener: a failure of the store itself becomes its one-line error."""
+    def handle(context) -> None:
+        if context.is_pre_ping or not isinstance(context.sqlalchemy_exception, DBAPIError):
+            return  # the pool replaces a stale connection by itself; a non-database error is a bug to show
+        error = store_failure(url, context.sqlalchemy_exception, connecting=context.connection is None,
+                              disconnected=context.is_disconnect)
+        if error is not None:
+            raise error
+
+    return handle
+
+
+def _engine(url: str, *, wal: bool = True, **kw: Any) -> Engine:
+    """An engine for the store at ``url``: SQLite pragmas (``wal``: see :func:`_set_sqlite_pragmas`), a connect
+    timeout, one-line errors."""
+    engine = create_engine(url, **engine_options(url), **kw)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", lambda dbapi_connection, record: _set_sqlite_pragmas(dbapi_connection,
+                                                                                             record, wal=wal))
+    event.listen(engine, "handle_error", error_listener(url))
+    return engine
 
 
 def _newer(url: str, found: list[str]) -> HopbenchError:
@@ -184,7 +383,7 @@ def _revision(conn: Connection, url: str, *, in_transaction: bool = False) -> st
     return found[0]
 
 
-def _schema_engine(engine: Engine) -> Engine:
+def _schema_engine(engine: Engine, url: str) -> Engine:
     """An engine whose transactions hold the database's write lock, DDL included.
 
     pysqlite neither begins a transaction before DDL nor takes the write lock at
@@ -194,11 +393,10 @@ def _schema_engine(engine: Engine) -> Engine:
     """
     if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
         return engine
-    locking = create_engine(engine.url, poolclass=NullPool)
+    locking = _engine(url, poolclass=NullPool)
 
     @event.listens_for(locking, "connect")
     def _connect(dbapi_connection, record) -> None:
-        _set_sqlite_pragmas(dbapi_connection, record)
         dbapi_connection.isolation_level = None  # no implicit BEGIN/COMMIT from pysqlite
 
     @event.listens_for(locking, "begin")
@@ -215,7 +413,7 @@ def _upgrade(engine: Engine, url: str) -> str:
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    schema_engine = _schema_engine(engine)
+    schema_engine = _schema_engine(engine, url)
     try:
         for attempt in range(4):
             try:
@@ -235,7 +433,7 @@ def _upgrade(engine: Engine, url: str) -> str:
                     command.upgrade(config, "head")
                 return HEAD
             except SQLAlchemyError as exc:
-                reason = _reason(exc)
+                reason = failure_reason(exc, url)
                 if attempt < 3 and ("duplicate" in reason.lower() or "already exists" in reason.lower()):
                     # a database without a schema lock here: another process created the same
                     # tables at the same moment (PostgreSQL reports it as a duplicate catalogue
@@ -250,6 +448,34 @@ def _upgrade(engine: Engine, url: str) -> str:
             schema_engine.dispose()
 
 
+def _check_intact(engine: Engine, url: str) -> None:
+    """Refuse a damaged SQLite file before a command writes to it: SQLite finds a damaged page only when it
+    reads it, and a run or a study may never read the damaged ones while it adds to the file.  (``quick_check``
+    reads every page once: a second or so per gigabyte, for commands that run for minutes.)"""
+    if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
+        return
+    with engine.connect() as conn:
+        found = conn.exec_driver_sql("PRAGMA quick_check(1)").scalar()
+    if found != "ok":
+        raise HopbenchError(f"the results store {shown_url(url)} is damaged ({found}); restore it from a backup, "
+                            f"or give another --storage")
+
+
+def _check_writable(engine: Engine, url: str) -> None:
+    """Refuse a store this process cannot write to (a read-only file, a folder SQLite cannot put its -wal file
+    in, a user without the rights, a read-only server) before the command runs anything: a write that changes
+    nothing, rolled back, needs the same lock and rights as recording a run."""
+    if engine.dialect.name == "sqlite" and engine.url.database in (None, "", ":memory:"):
+        return
+    try:
+        with engine.connect() as conn, conn.begin() as transaction:
+            conn.execute(delete(runs).where(runs.c.id < 0))
+            transaction.rollback()
+    except SQLAlchemyError as exc:
+        raise HopbenchError(f"cannot write to the results store {shown_url(url)} ({failure_reason(exc, url)}); "
+                            f"make it writable, or give another --storage") from None
+
+
 @dataclass
 class Store:
     url: str
@@ -260,36 +486,47 @@ class Store:
 
     @classmethod
     def open(cls, url: str | None = None, *, mode: Mode = "write") -> "Store":
-        """Connect, creating the tables of an empty database; an unusable URL is a one-line error.
+        """Connect; an unusable URL or store is a one-line error.
 
-        ``mode="write"`` brings an older store up to this release's schema; ``mode="read"``
-        reads it as it is (see the module's docstring) and never creates a SQLite file.  A store
-        of a newer schema is refused either way.
+        ``mode="write"`` creates the tables of an empty database, brings an older store up to
+        this release's schema, and refuses a damaged SQLite file or a store it cannot write to
+        before the command does any work; ``mode="read"`` reads a store as it is (see the
+        module's docstring), never creates a SQLite file, and refuses a database without
+        hopbench's tables.  A store of a newer schema is refused either way.
         """
         if mode not in ("write", "read"):
             raise ValueError(f"mode must be 'write' or 'read', got {mode!r}")
         url = url or DEFAULT_URL
-        if mode == "read":
-            _sqlite_file_exists(url)  # reading never creates a store (a mistyped path would look empty)
+        parsed = parse_url(url)
+        _check_sqlite_path(url, parsed, mode)  # reading never creates a store (a mistyped path would look empty)
         try:
-            engine = create_engine(url, future=True, pool_pre_ping=True)
+            engine = _engine(url, wal=mode == "write", future=True, pool_pre_ping=True)
         except (ArgumentError, NoSuchModuleError, ValueError) as exc:
-            reason = str(exc).replace(url, shown_url(url))
-            raise HopbenchError(f"invalid storage URL {shown_url(url)!r} ({reason}); use e.g. sqlite:///hopbench.db "
-                                f"or postgresql://user:password@host/dbname") from None
+            raise HopbenchError(f"invalid storage URL {shown_url(url)!r} ({masked(_first_line(exc), url)}); "
+                                f"{URL_FORMS}") from None
         except ModuleNotFoundError as exc:
             raise HopbenchError(f"storage URL {shown_url(url)!r} needs the Python package {exc.name!r}; "
                                 f"install it") from None
-        if engine.dialect.name == "sqlite":
-            event.listen(engine, "connect", _set_sqlite_pragmas)
         try:
-            with engine.connect() as conn:
-                revision = _revision(conn, url)
-        except SQLAlchemyError as exc:
-            raise HopbenchError(f"cannot open the results store {shown_url(url)!r}: {_reason(exc)}; check the URL, "
-                                f"the path and write permissions") from None
-        if revision == EMPTY or (mode == "write" and revision != HEAD):
-            revision = _upgrade(engine, url)
+            try:
+                with engine.connect() as conn:
+                    revision = _revision(conn, url)
+            except SQLAlchemyError as exc:
+                raise HopbenchError(f"cannot open the results store {shown_url(url)!r}: {failure_reason(exc, url)}; "
+                                    f"check the URL, the path and write permissions") from None
+            if revision == EMPTY and mode == "read" and not _in_memory(parsed):
+                raise HopbenchError(f"the results store {shown_url(url)} holds no hopbench tables (an empty file or "
+                                    f"database, or another program's); give the --storage URL of a store that "
+                                    f"'hopbench run' wrote, or record runs first with 'hopbench run --suite S'")
+            if mode == "write":
+                _check_intact(engine, url)  # before anything is written, an upgrade included
+            if revision == EMPTY or (mode == "write" and revision != HEAD):
+                revision = _upgrade(engine, url)
+            if mode == "write":
+                _check_writable(engine, url)
+        except BaseException:
+            engine.dispose()
+            raise
         return cls(url, engine, revision)
 
     def _writable(self) -> None:
@@ -426,16 +663,21 @@ def merge(source_url: str, target_url: str) -> int:
     stores of several machines therefore gives one row per cell, whatever the order
     of the merges.
     """
-    src, dst = Store.open(source_url, mode="read"), Store.open(target_url)
-    try:
+    src = Store.open(source_url, mode="read")
+    try:  # the source is read in full first: a damaged one fails before the target is created or changed
         by_run: dict[int, list[tuple[float, int, float | None]]] = {}
         for p in src.trace_records():
             by_run.setdefault(p["run_id"], []).append((p["elapsed_s"], p["evaluations"], p["value"]))
+        rows = src.records()
+    finally:
+        src.close()
+    dst = Store.open(target_url)
+    try:
         with dst.engine.connect() as conn:
             existing = {k: (s == "ok", _utc(f)) for k, s, f in
                         conn.execute(select(runs.c.cell_key, runs.c.status, runs.c.finished_at)).all()}
         copied = 0
-        for row in src.records():
+        for row in rows:
             rid = row.pop("id")
             theirs = existing.get(row["cell_key"])
             if theirs is not None and theirs > (row["status"] == "ok", _utc(row["finished_at"])):
@@ -444,7 +686,6 @@ def merge(source_url: str, target_url: str) -> int:
             copied += 1
         return copied
     finally:
-        src.close()
         dst.close()
 
 

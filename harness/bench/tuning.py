@@ -81,12 +81,30 @@ class TuneConfig:
     seed: int = 0
     only: list[str] | None = None  #: tune just these parameters of the search space
     fixed: dict[str, Any] = field(default_factory=dict)  #: parameters held at a value
+    #: the suite's own name (its ``name`` key), read from the suite file when first needed
+    suite_name: str | None = None
 
     def study_name(self) -> str:
+        """``--study``, else ``SOLVER@SUITE[-SPLIT][[GLOB]]`` with the suite's own name: the same study whether
+        the suite was given by name or by path (``../x.toml``, ``./x.toml``), and no path in a study's name."""
         if self.study:
             return self.study  # its length is checked where the study is opened
-        return (f"{self.solver}@{self.suite}" + (f"-{self.split}" if self.split else "")
+        if self.suite_name is None:
+            from harness.bench.suites import load_suite
+
+            self.suite_name = load_suite(self.suite).name
+        return (f"{self.solver}@{self.suite_name}" + (f"-{self.split}" if self.split else "")
                 + (f"[{self.instances}]" if self.instances else ""))
+
+    def check_study_name(self) -> str:
+        """The study's name, refused when the ``runs`` table's study column cannot hold it."""
+        name = self.study_name()
+        if not name.strip():
+            raise HopbenchError("--study needs a name; give e.g. --study vrs-quick, or leave it out")
+        if len(name) > MAX_STUDY_NAME:
+            raise HopbenchError(f"study name {name[:40]!r}... has {len(name)} characters, more than "
+                                f"{MAX_STUDY_NAME}; give a shorter --study NAME")
+        return name
 
     def space(self) -> dict[str, Any]:
         return search_space(self.solver, self.only, self.fixed)
@@ -228,24 +246,43 @@ def trial_gap(result: dict[str, Any], reference: float) -> float:
 # --------------------------------------------------------------------------- studies
 
 
+def journal_path(store_url: str) -> str | None:
+    """The Optuna journal file beside a SQLite store (None for a server URL: the study lives in its database)."""
+    from harness.bench.store import parse_url
+
+    url = parse_url(store_url)  # a malformed URL is the store's one-line error
+    if url.get_backend_name() != "sqlite":
+        return None
+    db = url.database or "hopbench.db"
+    if db.startswith("file:"):  # a SQLite URI (sqlite:///file:x.db?mode=ro&uri=true): the file's path
+        db = db[len("file:"):].split("?", 1)[0] or "hopbench.db"
+    return f"{db}.optuna-journal"
+
+
 def optuna_storage(store_url: str):
-    """Where the study lives: a journal file beside a SQLite store, else the store's own database."""
+    """Where the study lives: a journal file beside a SQLite store, else the store's own database (with the
+    store's connect timeout, and its one-line errors for a server that fails later)."""
     from optuna.storages import JournalStorage, RDBStorage
     from optuna.storages.journal import JournalFileBackend
-    from sqlalchemy.engine import make_url
+    from sqlalchemy import event
 
-    url = make_url(store_url)
-    if url.get_backend_name() == "sqlite":
-        db = url.database or "hopbench.db"
-        return JournalStorage(JournalFileBackend(f"{db}.optuna-journal"))
+    from harness.bench.store import engine_options, error_listener
+
+    journal = journal_path(store_url)
+    if journal is not None:
+        return JournalStorage(JournalFileBackend(journal))
     # a heartbeat lets any worker fail the trials of a worker that was killed
     for attempt in range(4):
         try:
-            return RDBStorage(store_url, heartbeat_interval=20, grace_period=60)
+            storage = RDBStorage(store_url, engine_kwargs=engine_options(store_url), heartbeat_interval=20,
+                                 grace_period=60)
         except Exception as exc:  # two machines creating Optuna's tables at once race on PostgreSQL
             if "duplicate" not in str(exc).lower() and "already exists" not in str(exc).lower() or attempt == 3:
                 raise
             time.sleep(0.5 * (attempt + 1))
+            continue
+        event.listen(storage.engine, "handle_error", error_listener(store_url))
+        return storage
 
 
 def _sampler(cfg: TuneConfig, worker: int):
@@ -263,25 +300,31 @@ def open_study(cfg: TuneConfig, worker: int = 0):
 
     import optuna
 
-    from harness.bench.store import DEFAULT_URL
+    from harness.bench.store import DEFAULT_URL, connect_timeout, failure_reason, masked, shown_url
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-    name = cfg.study_name()
-    if len(name) > MAX_STUDY_NAME:  # the runs table's study column holds this many characters
-        raise HopbenchError(f"study name {name[:40]!r}... has {len(name)} characters, more than {MAX_STUDY_NAME}; "
-                            f"give a shorter --study NAME")
+    name = cfg.check_study_name()
+    url = cfg.storage or DEFAULT_URL
     try:
-        storage = optuna_storage(cfg.storage or DEFAULT_URL)
-        study = optuna.create_study(study_name=cfg.study_name(), storage=storage, direction="minimize",
+        storage = optuna_storage(url)
+        study = optuna.create_study(study_name=name, storage=storage, direction="minimize",
                                     sampler=_sampler(cfg, worker),
                                     pruner=optuna.pruners.WilcoxonPruner(p_threshold=0.1, n_startup_steps=2),
                                     load_if_exists=True)
     except HopbenchError:
         raise
-    except Exception as exc:  # sqlalchemy / OS errors from the storage
-        reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise HopbenchError(f"cannot open the Optuna study storage for {cfg.storage!r}: {reason}") from None
+    except Exception as exc:  # sqlalchemy / OS errors from the storage, or Optuna's own (a damaged journal)
+        reason = failure_reason(exc, url)
+        if not hasattr(exc, "orig") and not isinstance(exc, OSError):  # Optuna's own: its type says what
+            reason = f"{type(exc).__name__}: {reason}"
+        if "timeout" in reason.lower() or "timed out" in reason.lower():
+            reason += f" (no answer within {connect_timeout()} s; HOPBENCH_CONNECT_TIMEOUT=SECONDS allows more)"
+        journal = journal_path(url)
+        where, how = ((f"journal {journal}", "move a damaged journal away, or give another --storage") if journal
+                      else ("tables", "check --storage and the server"))
+        raise HopbenchError(masked(f"cannot open the Optuna study {where} of the results store {shown_url(url)}: "
+                                   f"{reason}; {how}", url)) from None
     return study
 
 
@@ -289,6 +332,7 @@ def _instances(cfg: TuneConfig):
     from harness.bench.suites import load_suite
 
     suite = load_suite(cfg.suite)
+    cfg.suite_name = suite.name
     return suite, suite.select(cfg.instances, cfg.split)
 
 
@@ -302,11 +346,13 @@ def _prepare(cfg: TuneConfig) -> None:
     cls = solvers.get(cfg.solver)
     if not any(i.kind in cls.kinds for i in instances):
         raise HopbenchError(f"solver {cfg.solver} solves none of the selected instances of suite {suite.name}")
+    # the store first: a malformed URL, a damaged, read-only or unreachable store is its one-line error, before
+    # the study's journal or tables are made beside it
+    store = Store.open(cfg.storage)
     study = open_study(cfg)
     attrs = study.user_attrs
     budget = {"time_limit": effective_time_limit(cfg.time_limit, suite), "evaluations": suite.evaluations}
     if "reference" not in attrs:
-        store = Store.open(cfg.storage)
         study.set_user_attr("solver", cfg.solver)
         study.set_user_attr("suite", suite.name)
         study.set_user_attr("instances", [i.id for i in instances])
@@ -414,7 +460,11 @@ def run_worker(cfg: TuneConfig, n_trials: int, worker: int) -> None:
 
 
 def _worker_entry(cfg_dict: dict[str, Any], n_trials: int, worker: int) -> None:
-    run_worker(TuneConfig(**cfg_dict), n_trials, worker)
+    try:
+        run_worker(TuneConfig(**cfg_dict), n_trials, worker)
+    except HopbenchError as exc:  # one line, as the command itself says it (the exit code tells the parent)
+        print(f"error: [worker {worker}] {exc}", file=sys.stderr, flush=True)
+        sys.exit(2)
 
 
 def _fail_orphans(cfg: TuneConfig, pid: int) -> None:
@@ -438,6 +488,8 @@ def tune(cfg: TuneConfig) -> TuneResult:
     held = solvers.create(cfg.solver, **cfg.fixed)  # unknown solver or fixed parameter -> one-line error
     cfg.fixed = {k: held.config[k] for k in cfg.fixed}
     cfg.space()
+    _instances(cfg)  # the suite and the selection
+    cfg.check_study_name()  # every argument is checked before the store or the study is created
     _prepare(cfg)
     shares = [cfg.trials // cfg.workers + (1 if w < cfg.trials % cfg.workers else 0) for w in range(cfg.workers)]
     failures = []

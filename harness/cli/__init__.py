@@ -43,7 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except HopbenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        # one line, always: a message that quotes user input could carry a newline
+        print("error: " + " / ".join(part.strip() for part in str(exc).splitlines() if part.strip()),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

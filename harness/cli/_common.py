@@ -5,9 +5,11 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness import caps
 from harness.documents import strict_json
 from harness.errors import HopbenchError
 
@@ -34,24 +36,67 @@ def positive_seconds(text: str) -> float:
 
 
 def seed_value(text: str) -> int:
-    """argparse type of a ``--seed``: numpy's generators take non-negative integers only."""
+    """argparse type of a ``--seed``: numpy's generators take non-negative integers, at most
+    :data:`caps.SEED_VALUE`."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {text!r:.40}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {text!r}; use 0 or more")
+    try:
+        caps.SEED_VALUE.check(value, "the seed")
+    except HopbenchError as exc:  # argparse would replace a type's ValueError by its own words
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return value
 
 
-def output_file(text: str) -> Path:
-    """The path of an ``-o FILE``, checked before any work is done (a long run must not fail at the end)."""
+def seed_count(count: int, what: str) -> int:
+    """How many seeds a run asks for: at least one, at most :data:`caps.SEEDS`."""
+    if count < 1:
+        raise HopbenchError(f"{what} must be >= 1, got {count}")
+    caps.SEEDS.check(count, what)
+    return count
+
+
+def sample_count(text: str) -> int:
+    """argparse type of a number of random samples (0 for none), at most :data:`caps.SAMPLES`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of samples is a non-negative integer, got {text!r:.40}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a number of samples is a non-negative integer, got {value}")
+    try:
+        caps.SAMPLES.check(value, "the number of samples")
+    except HopbenchError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def output_file(text: str, reads: Mapping[str | Path, str] | None = None) -> Path:
+    """The path of an ``-o FILE``, checked before any work is done (a long run must not fail at the end).
+
+    ``reads`` maps the files the command reads to what they are: ``-o`` naming one of them (or a link to
+    it) is refused, as it would destroy its own input (see :func:`harness.outputs.store_files`).
+    """
+    from harness.outputs import refuse_overwriting_inputs
+
     out = Path(text)
     if out.is_dir():
         raise HopbenchError(f"cannot write {out}: it is a directory; give a file name such as {out / 'out.json'}")
     if not out.parent.exists():
         raise HopbenchError(f"cannot write {out}: directory {out.parent} does not exist")
+    refuse_overwriting_inputs(out, reads or {})
     return out
+
+
+def spec_file(spec: str | None) -> dict[Path, str]:
+    """The edge file a ``file:PATH`` topology spec reads, described for :func:`output_file`; empty otherwise."""
+    kind, sep, rest = (spec or "").partition(":")
+    if not sep or kind.strip().lower() != "file" or not rest.strip():
+        return {}
+    return {Path(rest.strip()): f"the edge file of {spec}"}
 
 
 def print_json(doc: Any) -> None:

@@ -76,13 +76,13 @@ def _check_recorded(store, suites: list[tuple[str, object]]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import re
     from pathlib import Path
 
     from harness.bench.store import Store
     from harness.errors import HopbenchError
+    from harness.outputs import store_files
     from harness.report.board import build_board
-    from harness.report.site import SITE_DIR, write_site
+    from harness.report.site import check_suite_name, write_site
     from harness.report.writer import DEFAULT_COMPRESS_OVER, write_board
 
     out = Path(args.output)
@@ -93,20 +93,20 @@ def run(args: argparse.Namespace) -> int:
         raise HopbenchError(f"--compress-over must be >= 0 bytes, got {compress}")
     store = Store.open(args.storage, mode="read")  # arguments first; a missing SQLite file is an error
     suites = _suites(args, store)
-    for name, suite in suites:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name) or name == SITE_DIR:
-            raise HopbenchError(f"suite name {name!r} cannot name a board directory; use letters, digits, '.', '_', "
-                                f"'-' (and not {SITE_DIR!r})")
+    for name, _ in suites:
+        check_suite_name(name)  # names the board's directory under -o: checked before anything is written
+    # the board and the site write only their own files under -o, never over the store or a suite file
+    protect = {**store_files(store.url), **{s.path: "a suite file" for _, s in suites if s is not None}}
     out.mkdir(parents=True, exist_ok=True)
     for name, suite in suites:
         board = build_board(store, name, suite=suite)  # refuses a suite without runs
         if suite is None:
             print(f"note: no suite file {name!r}; instances are rebuilt from the runs (no published references)",
                   file=sys.stderr)
-        paths = write_board(board, store, out, plots=not args.no_plots, compress_over=compress)
+        paths = write_board(board, store, out, plots=not args.no_plots, compress_over=compress, protect=protect)
         shown = board.rows[board.rows["runs"] > 0]
         print(f"{name}: {board.rows['instance'].nunique()} instances, {len(board.rows)} rows "
               f"({len(shown)} with ok runs), {board.provenance['runs']} runs -> {paths['markdown']}")
-    index = write_site(out)
+    index = write_site(out, protect=protect)
     print(f"site: {index}")
     return 0

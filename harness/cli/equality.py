@@ -129,10 +129,13 @@ def _published(args: argparse.Namespace) -> int:
 
 
 def _cost(args: argparse.Namespace) -> int:
+    from harness import caps
     from harness.analysis import physical_cost as pc
 
     graph, p_default = pc.load_network(args.network)
     p = args.p if args.p is not None else (p_default if p_default is not None else 8)
+    # the cost model places every endpoint and its cable: n*p of them, refused before they are allocated
+    caps.EDGES.check(graph.n * max(p, 0), f"the endpoint links n*p = {graph.n}*{p}")
     model = pc.LiangCostModel() if args.bandwidth is None else pc.LiangCostModel(bandwidth_gbps=args.bandwidth)
     liang = pc.liang_cost(graph, p, model=model)
     koibuchi = {layout: pc.koibuchi_cable_length(graph, layout=layout) for layout in ("distributed", "centralized")}

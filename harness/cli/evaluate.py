@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli._common import fmt_number, print_json, seed_value
+from harness.cli._common import fmt_number, print_json, sample_count, seed_value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -11,7 +11,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Measure a graph given as a Graph Golf edge list or a topology spec.")
     p.add_argument("edgefile", nargs="?", help="Graph Golf edge list ('u v' per line)")
     p.add_argument("--topology", metavar="SPEC", help="a topology spec instead of a file, e.g. torus:8x8")
-    p.add_argument("--fault-tolerance", type=int, metavar="SAMPLES", default=0,
+    p.add_argument("--fault-tolerance", type=sample_count, metavar="SAMPLES", default=0,
                    help="also measure Koibuchi's fault tolerance with this many samples")
     p.add_argument("--seed", type=seed_value, default=0, help="seed of the fault-tolerance samples")
     p.add_argument("--json", action="store_true", help="print JSON")

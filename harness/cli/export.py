@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.cli._common import output_file
+    from harness.cli._common import output_file, spec_file
     from harness.errors import HopbenchError
     from harness.report.exports import export_text, load_network, write_export
 
@@ -40,9 +40,11 @@ def run(args: argparse.Namespace) -> int:
         raise HopbenchError("give either a result FILE or --topology SPEC to export")
     if args.endpoints is not None and args.format not in ("graphml", "anynet"):
         raise HopbenchError(f"--endpoints applies to graphml and anynet exports, not {args.format}")
+    # -o is checked before the work, and never names the file exported (or the edge file of --topology file:)
+    reads = {args.file: "the file exported"} if args.file is not None else spec_file(args.topology)
+    out = output_file(args.output, reads) if args.output else None
     network = load_network(args.file, topology=args.topology)
-    if args.output:
-        out = output_file(args.output)
+    if out is not None:
         write_export(network, args.format, out, endpoints=args.endpoints)
         print(f"wrote {out} ({args.format}, {network.graph.n} routers, {network.graph.m} links)", file=sys.stderr)
     else:

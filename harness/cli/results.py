@@ -5,7 +5,10 @@ without pandas: the command is a quick look and must start fast.  The table and 
 CSV are what pandas' ``to_string`` / ``to_csv`` printed before, byte for byte (a
 column's format follows its values, e.g. an integer column with a missing value
 prints as floats); JSON has the same values, with integers written as integers and
-a missing time as ``null``.  Parquet still goes through pandas.  The store is opened
+a missing time as ``null``.  A CSV text cell that begins with ``=``, ``+``, ``-``, ``@``, a tab or a
+carriage return gets a leading ``'`` (a spreadsheet would run it as a formula); numbers stay numbers.
+Parquet still goes through pandas.  ``-o`` never names the store, the ``--merge-from`` store (their
+``-wal``/``-shm``/``-journal`` files included) or the suite file the command reads.  The store is opened
 for reading (an older store is read as it is; a SQLite file that does not exist is an
 error, not a new empty store), or for writing with ``--merge-from``.  A ``--suite`` or
 ``--solver`` that neither the store nor hopbench knows is an error: a typo, not an empty table.
@@ -40,26 +43,48 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--solver", metavar="A,B", help="comma-separated solver names")
     p.add_argument("--format", choices=["table", "csv", "parquet", "json"], default="table")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (required for parquet)")
-    p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db)")
+    p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db); a database "
+                                                    "server gets $HOPBENCH_CONNECT_TIMEOUT seconds (default 10) to "
+                                                    "answer")
     p.add_argument("--merge-from", metavar="URL", help="first copy every run of another store into this one")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.bench.store import Store, merge, run_column_names, shown_url
+    from harness.bench.store import DEFAULT_URL, Store, creates_file, merge, run_column_names, shown_url
     from harness.errors import HopbenchError
+    from harness.outputs import same_path, store_files
 
-    out = output_file(args.output) if args.output else None  # arguments are checked before any store is opened
+    # arguments are checked before any store is opened; -o never names a file this command reads
+    reads = {**store_files(args.storage or DEFAULT_URL), **store_files(args.merge_from), **suite_file(args.suite)}
+    out = output_file(args.output, reads) if args.output else None
     if args.format == "parquet" and out is None:
         raise HopbenchError("--format parquet needs -o FILE (Parquet is binary)")
+    target = store_files(args.storage or DEFAULT_URL)
+    if args.merge_from and any(same_path(a, b) for a in store_files(args.merge_from) for b in target):
+        raise HopbenchError(f"--merge-from {shown_url(args.merge_from)} is the store it would merge into "
+                            f"(--storage {shown_url(args.storage or DEFAULT_URL)}); give another store")
     if args.merge_from:
-        Store.open(args.merge_from, mode="read").close()  # a missing source is refused before the target is made
-    store = Store.open(args.storage, mode="write" if args.merge_from else "read")
+        # a missing, empty or damaged source is refused, and the filters are checked against the runs of both
+        # stores, before the target is written (a target that is not there yet is created only then)
+        source = Store.open(args.merge_from, mode="read")
+        into = None if creates_file(args.storage) else Store.open(args.storage)
+        held = [source] if into is None else [source, into]
+    else:
+        store = Store.open(args.storage, mode="read")
+        held = [store]
+    try:
+        suite = check_suite(held, args.suite) if args.suite is not None else None
+        solver_names = check_solvers(held, args.solver) if args.solver is not None else None
+    except HopbenchError:
+        for opened in held:
+            opened.close()
+        raise
     if args.merge_from:
-        copied = merge(args.merge_from, store.url)
+        source.close()
+        copied = merge(args.merge_from, args.storage or DEFAULT_URL)  # creates the target once the source is read
         print(f"merged {copied} run(s) from {shown_url(args.merge_from)}", file=sys.stderr)
-    suite = check_suite(store, args.suite) if args.suite is not None else None
-    solver_names = check_solvers(store, args.solver) if args.solver is not None else None
+        store = into or Store.open(args.storage)
     # solution documents can be large; only the formats that print them load them
     with_solutions = args.format in ("json", "parquet")
     selection = dict(suite=suite, solvers=solver_names, with_solutions=with_solutions)
@@ -105,14 +130,29 @@ def recorded(store, column: str, *, studies: bool = True) -> list[str]:
         return sorted(v for v in conn.execute(query).scalars() if v is not None)
 
 
-def check_suite(store, text: str) -> str:
-    """The suite name ``--suite`` asks for (a suite file's path gives its name): one the store has runs of or a
-    suite file defines; anything else is a one-line error listing the suites the store holds."""
+def suite_file(text: str | None) -> dict[str, str]:
+    """The suite file a ``--suite`` reads (as :func:`check_suite` loads it), for the ``-o`` check."""
+    if not text:
+        return {}
+    if text.endswith(".toml") or os.sep in text:
+        return {text: "the suite file"}
+    from harness.bench.suites import suites_dir
+
+    return {os.path.join(suites_dir(), f"{text.strip()}.toml"): "the suite file"}
+
+
+def _recorded_in(stores: list, column: str) -> list[str]:
+    return sorted({v for store in stores for v in recorded(store, column)})
+
+
+def check_suite(stores: list, text: str) -> str:
+    """The suite name ``--suite`` asks for (a suite file's path gives its name): one the ``stores`` have runs of
+    or a suite file defines; anything else is a one-line error listing the suites the stores hold."""
     from harness.bench.suites import list_suites, load_suite
     from harness.errors import HopbenchError
 
     name = load_suite(text).name if text.endswith(".toml") or os.sep in text else text.strip()
-    held = recorded(store, "suite")
+    held = _recorded_in(stores, "suite")
     if name in held or name in list_suites():
         return name
     holds = f"it holds runs of {', '.join(held)}" if held else "it holds no runs"
@@ -120,14 +160,14 @@ def check_suite(store, text: str) -> str:
                         f"(suite files: {', '.join(list_suites()) or 'none'})")
 
 
-def check_solvers(store, text: str) -> list[str]:
-    """The solver names of ``--solver A,B``: each one the store has runs of or a registered solver."""
+def check_solvers(stores: list, text: str) -> list[str]:
+    """The solver names of ``--solver A,B``: each one the ``stores`` have runs of or a registered solver."""
     from harness.errors import HopbenchError
 
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
         raise HopbenchError("--solver names no solver; give names such as --solver random,vrs, or leave it out")
-    held = recorded(store, "solver")
+    held = _recorded_in(stores, "solver")
     if all(n in held for n in names):
         return names
     import solvers  # only now: importing every solver module takes a while
@@ -246,12 +286,14 @@ def _csv_times(values: list[datetime | None]) -> list[str]:
 
 
 def _csv_cells(values: list[Any]) -> list[str]:
+    from harness.report.formatting import csv_safe  # text cells a spreadsheet would run as formulas
+
     kind = _kind(values)
     if kind == "float":
         return ["" if v is None else repr(float(v)) for v in values]
     if kind == "datetime":
         return _csv_times(values)
-    return ["" if v is None else str(v) for v in values]
+    return ["" if v is None else str(csv_safe(v)) for v in values]
 
 
 def csv_text(rows: list[dict[str, Any]], columns: list[str]) -> str:

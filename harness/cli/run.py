@@ -4,14 +4,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.cli._common import positive_seconds
+from harness.cli._common import positive_seconds, seed_count
 
 EXIT_CODES = """exit status:
   0    every cell of the matrix is recorded ok or skipped (skipped: the solver declined the instance)
   1    some cell is recorded error or timeout, by this run or by an earlier one and not re-run
        ('--rerun failed' retries those); --allow-failures exits 0 instead
-  2    bad input (one line 'error: ...'); nothing is run
-  130  interrupted"""
+  2    bad input (one line 'error: ...'); nothing is run. Also a store that fails during the run
+       (read-only, full, gone): the run stops at once, the cells recorded before stay recorded
+  130  interrupted
+
+environment:
+  HOPBENCH_PLUGIN_WARMUP_LIMIT  seconds a plug-in solver's one-time warm-up may take (default 60; a
+                                solver not shipped with hopbench is killed at every limit)
+  HOPBENCH_CONNECT_TIMEOUT      seconds to connect to a store's server or a --scheduler (default 10)"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="use tuned parameters: your own (saved by 'hopbench tune --save') where there are some, "
                         "else the published ones shipped with hopbench; solvers with neither keep their defaults")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="parallel cells (default: cores)")
-    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on a Dask distributed cluster")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="run on a Dask distributed cluster (connecting gives up after HOPBENCH_CONNECT_TIMEOUT s)")
     p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db)")
     p.add_argument("--rerun", choices=["failed", "all"], help="also re-run failed cells, or every cell")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -44,32 +51,35 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _seeds(args) -> list[int] | None:
+    from harness import caps
     from harness.errors import HopbenchError
 
     if args.seed_list:
-        try:
-            seeds = [int(s) for s in args.seed_list.split(",") if s.strip()]
-        except ValueError:
-            raise HopbenchError(f"--seed-list must be comma-separated integers, got {args.seed_list!r}") from None
-        if not seeds:
+        parts = [s for s in args.seed_list.split(",") if s.strip()]
+        if not parts:
             raise HopbenchError("--seed-list is empty; give seeds such as --seed-list 1,2,3")
+        seed_count(len(parts), "--seed-list: the number of seeds")  # counted before any is converted
+        try:
+            seeds = [int(s) for s in parts]
+        except ValueError:
+            raise HopbenchError(f"--seed-list must be comma-separated integers, got {args.seed_list!r:.80}") from None
         if min(seeds) < 0:
             raise HopbenchError(f"--seed-list takes non-negative seeds, got {min(seeds)}; use 0 or more")
+        caps.SEED_VALUE.check(max(seeds), "--seed-list: the largest seed")
         return list(dict.fromkeys(seeds))  # a repeated seed would be the same cell twice
     if args.seeds is not None:
-        if args.seeds < 1:
-            raise HopbenchError(f"--seeds must be >= 1, got {args.seeds}")
-        return list(range(1, args.seeds + 1))
+        return list(range(1, seed_count(args.seeds, "--seeds") + 1))
     return None
 
 
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from harness.bench.runner import execute_plan, make_executor, plan_matrix, summary_table
+    from harness.bench.runner import execute_plan, make_executor, plan_matrix, resume_plan, summary_table
     from harness.bench.store import Store, shown_url
     from harness.bench.suites import load_suite
     from harness.errors import HopbenchError
+    from solvers.contract.limits import plugin_warm_up_limit
 
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
     if jobs < 1:
@@ -90,12 +100,28 @@ def run(args: argparse.Namespace) -> int:
         tuned = load_tuned(solver_names)
         for name, params in tuned.items():
             print(f"tuned parameters of {name}: {params} ({tuned_file(name)})", file=sys.stderr)
-    store = Store.open(args.storage)
+    plugin_warm_up_limit()  # a malformed HOPBENCH_PLUGIN_WARMUP_LIMIT is an error now, not in every cell
+    # the whole matrix is planned (every --param checked) before the store is opened, or created
     plan = plan_matrix(suite, solver_names=solver_names, instances=args.instances, split=args.split,
-                       seeds=seeds, time_limit=time_limit,
-                       param_items=args.param, store=store, rerun=args.rerun, jobs=jobs, tuned=tuned,
-                       max_nodes=args.max_nodes)
-    pool = make_executor(jobs, args.scheduler) if plan.todo else None  # an unreachable scheduler fails here
+                       seeds=seeds, time_limit=time_limit, param_items=args.param, rerun=args.rerun, jobs=jobs,
+                       tuned=tuned, max_nodes=args.max_nodes)
+    # an unreachable scheduler fails here, before a store is created
+    pool = make_executor(jobs, args.scheduler) if args.scheduler else None
+    try:
+        from harness.bench.store import DEFAULT_URL
+        from harness.outputs import refuse_overwriting_inputs, store_files
+
+        for path in store_files(args.storage or DEFAULT_URL):  # a store written over the suite file would destroy it
+            refuse_overwriting_inputs(path, {suite.path: "the suite file"}, "--storage")
+        store = Store.open(args.storage)
+        plan = resume_plan(plan, store, args.rerun)
+    except BaseException:
+        if pool is not None:
+            pool[0].shutdown(wait=False)
+            pool[1].close()
+        raise
+    if pool is None and plan.todo:
+        pool = make_executor(jobs, None)
     print(f"suite {suite.name}: {len(plan.cells)} cells, {plan.skipped_done} already recorded, "
           f"{len(plan.todo)} to run on {args.scheduler or f'{jobs} local worker(s)'}; store {shown_url(store.url)}",
           file=sys.stderr)

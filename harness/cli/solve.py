@@ -13,7 +13,8 @@ import threading
 import time
 from typing import Any, TextIO
 
-from harness.cli._common import add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver
+from harness.cli._common import (add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver,
+                                 spec_file)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     solver = solvers.create(args.solver, **parse_assignments(args.param))
     problem = ShortcutProblem(parse_spec(args.base), args.cap, args.budget, args.objective, args.family,
                               base_spec=args.base)
-    out = output_file(args.output) if args.output else None
+    out = output_file(args.output, spec_file(args.base)) if args.output else None  # never over its base
     if not args.json and sys.stderr.isatty():
         with LiveLine(sys.stderr, solver.name, lower_bound_of(problem)) as line:
             outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start)

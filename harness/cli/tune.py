@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.cli._common import positive_seconds, print_json, seed_value
+from harness.cli._common import positive_seconds, print_json, seed_count, seed_value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,9 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trials", type=int, required=True, metavar="N", help="trials this command adds to the study")
     p.add_argument("--time-limit", metavar="SEC", help="per-run budget (default: the suite's, else 60)")
     p.add_argument("--seeds", type=int, default=1, metavar="K", help="seeds 1..K per instance and trial")
-    p.add_argument("--storage", metavar="URL", help="results store URL; the study lives beside it")
-    p.add_argument("--study", metavar="NAME", help="study name (default SOLVER@SUITE[-SPLIT][[GLOB]]); reuse it to "
-                                                   "add trials or to join from another machine")
+    p.add_argument("--storage", metavar="URL",
+                   help="results store URL (default sqlite:///hopbench.db); the study lives beside it; a database "
+                        "server gets $HOPBENCH_CONNECT_TIMEOUT seconds (default 10) to answer")
+    p.add_argument("--study", metavar="NAME", help="study name (default SOLVER@SUITE[-SPLIT][[GLOB]], SUITE being the "
+                                                   "suite's name, also when --suite is a path); reuse it to add trials "
+                                                   "or to join from another machine")
     p.add_argument("--workers", type=int, default=1, metavar="W", help="local worker processes on the study")
     p.add_argument("--tune", metavar="A,B", help="tune only these parameters of the search space")
     p.add_argument("--fix", action="extend", nargs="+", default=[], metavar="K=V",
@@ -43,10 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from harness.bench.tuning import TuneConfig, save_directory, save_tuned, tune
     from harness.cli._common import parse_assignments
-    from harness.errors import HopbenchError
 
-    if args.seeds < 1:
-        raise HopbenchError(f"--seeds must be >= 1, got {args.seeds}")
+    seed_count(args.seeds, "--seeds")
     cfg = TuneConfig(solver=args.solver, suite=args.suite, trials=args.trials, instances=args.instances,
                      split=args.split, time_limit=positive_seconds(args.time_limit) if args.time_limit else None,
                      seeds=list(range(1, args.seeds + 1)), storage=args.storage, study=args.study,
@@ -55,6 +56,13 @@ def run(args: argparse.Namespace) -> int:
                      fixed=parse_assignments(args.fix, "--fix"))
     save = args.save or args.save_to is not None
     where = save_directory(args.save_to) if save else None  # checked before the study runs
+    if where is not None:  # the tuned file must not land on the store or the suite file the study reads
+        from harness.bench.store import DEFAULT_URL
+        from harness.bench.suites import load_suite
+        from harness.outputs import refuse_overwriting_inputs, store_files
+
+        reads = {**store_files(args.storage or DEFAULT_URL), load_suite(args.suite).path: "the suite file"}
+        refuse_overwriting_inputs(where / f"{args.solver}.json", reads, "--save-to")
     result = tune(cfg)
     if save:
         result.saved = str(save_tuned(cfg, result, where))

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from harness import caps, inputs
 from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
 
@@ -16,25 +17,25 @@ def read_edge_file(path: str | Path) -> Graph:
     DIMACS-style files (``c`` comments, ``p edge n m``, ``e u v`` from 1) are
     accepted too.  Blank lines and ``#`` comments are ignored.  The vertex
     count is the declared ``n`` if any, else the largest id plus one.
+
+    The file is read through :func:`harness.inputs.read_text` (regular files
+    only, bounded size and decompression), and the vertex and edge counts are
+    checked against :data:`caps.VERTICES` and :data:`caps.EDGES` line by line,
+    before anything of their size is allocated.
     """
     p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise HopbenchError(f"edge file {str(p)!r} does not exist; check the path") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError, OSError) as exc:
-        raise HopbenchError(f"cannot read edge file {str(p)!r} ({exc.__class__.__name__}); "
-                            f"give a readable text file of 'u v' lines") from None
+    text = inputs.read_text(p, "edge file")
+    max_vertices, max_edges = caps.VERTICES.limit(), caps.EDGES.limit()
     edges: list[tuple[int, int]] = []
     declared_n = None
     for lineno, line in enumerate(text.splitlines(), 1):
         s = line.split("#", 1)[0].split()
         if not s or s[0] == "c":
             continue
+        if s[0] == "p":
+            declared_n = _header(s, p, lineno, line)
+            continue
         try:
-            if s[0] == "p":
-                declared_n = int(s[2])
-                continue
             if s[0] == "e":
                 u, v = int(s[1]) - 1, int(s[2]) - 1
                 extra = s[3:]
@@ -42,23 +43,43 @@ def read_edge_file(path: str | Path) -> Graph:
                 u, v = int(s[0]), int(s[1])
                 extra = s[2:]
         except (ValueError, IndexError):
-            raise HopbenchError(f"{p}:{lineno}: expected two vertex ids 'u v', got {line.strip()!r}") from None
+            raise HopbenchError(f"{p}:{lineno}: expected two vertex ids 'u v', got {line.strip()!r:.80}") from None
         if extra:
-            raise HopbenchError(f"{p}:{lineno}: expected two vertex ids 'u v', got {line.strip()!r}")
+            raise HopbenchError(f"{p}:{lineno}: expected two vertex ids 'u v', got {line.strip()!r:.80}")
         if u < 0 or v < 0:
-            raise HopbenchError(f"{p}:{lineno}: negative vertex id in {line.strip()!r}; ids start at 0")
+            raise HopbenchError(f"{p}:{lineno}: negative vertex id in {line.strip()!r:.80}; ids start at 0")
         if u == v:
-            raise HopbenchError(f"{p}:{lineno}: self-loop {line.strip()!r}; remove it")
+            raise HopbenchError(f"{p}:{lineno}: self-loop {line.strip()!r:.80}; remove it")
+        if u >= max_vertices or v >= max_vertices:
+            # an id of 10^12 would be a 10^12-vertex graph: refuse it here, not in the allocator
+            caps.VERTICES.check(max(u, v) + 1, f"{p}:{lineno}: the vertex count this id implies")
+        if len(edges) >= max_edges:
+            caps.EDGES.check(len(edges) + 1, f"{p}:{lineno}: the edge count (so far)")
         edges.append((u, v))
     if not edges and declared_n is None:
         raise HopbenchError(f"edge file {str(p)!r} holds no edges; expected 'u v' lines")
-    n = declared_n if declared_n is not None else max(max(e) for e in edges) + 1
-    if edges and max(max(e) for e in edges) >= n:
+    top = max(max(e) for e in edges) if edges else -1
+    n = declared_n if declared_n is not None else top + 1
+    if top >= n:
         raise HopbenchError(f"{p}: a vertex id is >= the declared n = {n}")
     try:
         return Graph(n, edges, dedupe=False)
     except HopbenchError as exc:
         raise HopbenchError(f"{p}: {exc}") from None
+
+
+def _header(s: list[str], p: Path, lineno: int, line: str) -> int:
+    """The vertex count of a DIMACS ``p edge N M`` header, its counts checked against the caps."""
+    try:
+        counts = [int(x) for x in s[2:4]]
+    except ValueError:
+        counts = []
+    if not counts:
+        raise HopbenchError(f"{p}:{lineno}: expected a header 'p edge N M', got {line.strip()!r:.80}")
+    caps.VERTICES.check(counts[0], f"{p}:{lineno}: the declared vertex count")
+    if len(counts) > 1:
+        caps.EDGES.check(counts[1], f"{p}:{lineno}: the declared edge count")
+    return counts[0]
 
 
 def edge_list_text(graph: Graph) -> str:
@@ -75,10 +96,14 @@ def pairs_from_json(value: Any, name: str) -> np.ndarray:
     """A JSON list of ``[u, v]`` integer pairs as an ``(k, 2)`` int64 array."""
     if not isinstance(value, list):
         raise HopbenchError(f"field {name!r} must be a list of [u, v] pairs")
+    caps.EDGES.check(len(value), f"field {name!r}: the number of pairs")
     for i, pair in enumerate(value):
         if (not isinstance(pair, list) or len(pair) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in pair)):
             raise HopbenchError(f"field {name!r}: entry #{i} {pair!r:.40} is not a pair of integers [u, v]")
-    return np.asarray(value, dtype=np.int64).reshape(-1, 2)
+    try:
+        return np.asarray(value, dtype=np.int64).reshape(-1, 2)
+    except OverflowError:
+        raise HopbenchError(f"field {name!r}: a vertex id does not fit in 64 bits; ids run from 0 to n-1") from None
 
 

@@ -39,6 +39,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from harness import caps
 from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
 
@@ -72,6 +73,16 @@ _DETAILED = re.compile(
     re.IGNORECASE,
 )
 EXAMPLE = "N14K6[-1,1,3,9](4)"
+#: more digits than any number of the notation can sensibly have (Python refuses to convert ~4300)
+_MAX_DIGITS = 18
+
+
+def _whole(digits: str, what: str, label: str) -> int:
+    """One number of the notation, refused before conversion when it has too many digits to be real."""
+    if len(digits.lstrip("+-0")) > _MAX_DIGITS:
+        raise HopbenchError(f"{label!r:.80}: {what} has {len(digits)} digits; no Equality network is that "
+                            f"large (e.g. {EXAMPLE})")
+    return int(digits)
 
 
 def _numbers(text: str, what: str, spec: str) -> list[int]:
@@ -82,9 +93,9 @@ def _numbers(text: str, what: str, spec: str) -> list[int]:
     for token in text.split(","):
         token = token.strip()
         if not re.fullmatch(r"[+-]?\d+", token):
-            raise HopbenchError(f"{spec!r}: {what} must be comma-separated integers, got {token!r} "
+            raise HopbenchError(f"{spec!r:.80}: {what} must be comma-separated integers, got {token!r:.40} "
                                 f"(e.g. {EXAMPLE})")
-        out.append(int(token))
+        out.append(_whole(token, f"{what} value", spec))
     return out
 
 
@@ -99,8 +110,9 @@ def parse_config(text: str) -> EqualityConfig:
     if m is None:
         raise HopbenchError(f"{text!r} is not an Equality notation; write nNkK[pP] (e.g. n2048k28p8) "
                             f"or N..K..[ahops](bhops) (e.g. {EXAMPLE})")
-    n, k = int(m.group(1)), int(m.group(2))
-    p = int(m.group(3)) if m.group(3) is not None else None
+    n, k = _whole(m.group(1), "N", text), _whole(m.group(2), "K", text)
+    p = _whole(m.group(3), "p", text) if m.group(3) is not None else None
+    caps.VERTICES.check(n, f"{text!r:.80}: N, the number of routers,")
     if n % 2:
         raise HopbenchError(f"{text!r}: N={n} is odd; Equality networks need an even number of routers "
                             f"(e.g. N={n + 1})")
@@ -126,11 +138,12 @@ def parse(text: str | EqualityLinks) -> EqualityLinks:
                                 f"e.g. {EXAMPLE} (ahops in [...], bhops in (...))")
         raise HopbenchError(f"{text!r} is not a detailed Equality notation; write N<routers>K<radix>[ahops](bhops),"
                             f" e.g. {EXAMPLE}")
-    n, k = int(m.group(1)), int(m.group(2))
-    p = int(m.group(3)) if m.group(3) is not None else None
+    n, k = _whole(m.group(1), "N", text), _whole(m.group(2), "K", text)
+    p = _whole(m.group(3), "p", text) if m.group(3) is not None else None
     ahops = _numbers(m.group(4), "ahops", text)
     bhops = _numbers(m.group(5) or "", "bhops", text)
-    return EqualityLinks(n, ahops, bhops, k=k, p=p, _label=str(text).strip())
+    # the label quotes the user's text in errors: one line, whatever blanks it held
+    return EqualityLinks(n, ahops, bhops, k=k, p=p, _label=" ".join(str(text).split()))
 
 
 def radix(n: int, ahops: Sequence[int], bhops: Sequence[int]) -> int:
@@ -143,6 +156,8 @@ def _normalise(n: int, ahops: Iterable[int], bhops: Iterable[int], label: str) -
     if n < 4 or n % 2:
         raise HopbenchError(f"{label}: N={n} must be even and at least 4; Equality networks pair even and odd "
                             f"routers (e.g. N={max(4, n + (n % 2))})")
+    # N routers are N entries of every array built from these links (graph, BFS, bisection)
+    caps.VERTICES.check(n, f"{label}: N, the number of routers,")
     a_seen: dict[int, int] = {}
     for raw in ahops:
         v = int(raw)
@@ -209,6 +224,7 @@ class EqualityLinks:
         label = self._label or f"N{n}K{self.k if self.k is not None else '?'}{list(self.ahops)}{tuple(self.bhops)}"
         a, b = _normalise(n, self.ahops, self.bhops, label)
         k = radix(n, a, b)
+        caps.EDGES.check(n * k // 2, f"{label}: the number of links N*K/2")
         if self.k is not None and int(self.k) != k:
             raise HopbenchError(f"{label}: K={self.k} does not match the link sets, which give K={k} by Eq. 1 "
                                 f"(|S_A| + 2|S_B| - [N/2 in S_B] = {len(a)} + 2*{len(b)}"

@@ -5,6 +5,7 @@ from functools import cached_property
 
 import numpy as np
 
+from harness import caps
 from harness.errors import HopbenchError
 
 
@@ -55,8 +56,11 @@ class Graph:
     def __init__(self, n: int, edges: np.ndarray | list = (), *, dedupe: bool = True) -> None:
         if int(n) < 1:
             raise HopbenchError(f"a graph needs at least one vertex, got n={n}")
+        # the last line of defence: every loader checks its sizes earlier, before allocating them
+        caps.VERTICES.check(int(n), "the graph's vertex count")
         self.n = int(n)
         self.edges = canonical_edges(self.n, edges if len(edges) else np.empty((0, 2)), dedupe=dedupe)
+        caps.EDGES.check(self.m, "the graph's edge count")  # after merging repeats: the edges it keeps
         self.edges.setflags(write=False)
 
     @property

@@ -39,11 +39,26 @@ from typing import Callable
 
 import numpy as np
 
+from harness import caps
 from harness.errors import HopbenchError
 from harness.graphs.edge_list import read_edge_file
 from harness.graphs.graph import Graph
 
 # --------------------------------------------------------------------------- generators
+#
+# Every generator computes its vertex and edge counts from its numbers first and checks them
+# against the caps (:func:`_sizes`): ``ring:100000000000`` is refused before an array is made.
+
+
+def _sizes(label: str, vertices: int, edges: int) -> None:
+    """Refuse a topology whose vertex or edge count is over the caps, before it is built."""
+    caps.VERTICES.check(vertices, f"{label}: the vertex count")
+    caps.EDGES.check(edges, f"{label}: the edge count")
+
+
+def _exponent(label: str, dims: int) -> None:
+    """Refuse too many dimensions before ``k**dims`` is computed (2**(10**12) is itself a huge number)."""
+    caps.DIMENSIONS.check(dims, f"{label}: the number of dimensions")
 
 
 def _cycle_links(k: int) -> list[tuple[int, int]]:
@@ -58,6 +73,7 @@ def _cycle_links(k: int) -> list[tuple[int, int]]:
 def ring(n: int) -> Graph:
     """Cycle on ``n >= 3`` vertices."""
     _require(n >= 3, f"ring:{n} needs N >= 3 vertices, e.g. ring:16")
+    _sizes(f"ring:{n}", n, n)
     i = np.arange(n)
     return Graph(n, np.stack([i, (i + 1) % n], axis=1))
 
@@ -66,6 +82,8 @@ def dln(n: int, x: int) -> Graph:
     """Distributed loop network DLN-x of Koibuchi et al. (degree 2x-3 for x >= 3 and even N, 2x-2 for odd N)."""
     _require(n >= 3, f"dln:{n}:{x} needs N >= 3, e.g. dln:1024:5")
     _require(x >= 2, f"dln:{n}:{x} needs x >= 2 (x = 2 is the ring), e.g. dln:{n}:4")
+    # chords stop once n // 2**k is 0, so at most bit_length(n) chord sets whatever x is
+    _sizes(f"dln:{n}:{x}", n, n * (1 + min(x - 2, n.bit_length())))
     i = np.arange(n)
     parts = [np.stack([i, (i + 1) % n], axis=1)]
     for k in range(1, x - 1):
@@ -79,7 +97,11 @@ def dln(n: int, x: int) -> Graph:
 
 
 def _grid(dims: list[int], wrap: bool) -> Graph:
+    label = f"{'torus' if wrap else 'mesh'}:{'x'.join(map(str, dims))}"
+    _require(all(d >= 1 for d in dims), f"{label}: every dimension must be at least 1")
+    caps.DIMENSIONS.check(len(dims), f"{label}: the number of dimensions")
     n = math.prod(dims)
+    _sizes(label, n, n * len(dims))  # at most one link per vertex and dimension
     coords = np.indices(dims).reshape(len(dims), -1).T  # row-major: last dim fastest
     index = np.arange(n).reshape(dims)
     parts = []
@@ -108,7 +130,9 @@ def torus(dims: list[int]) -> Graph:
 
 
 def hypercube(dim: int) -> Graph:
-    _require(1 <= dim <= 24, f"hypercube:{dim} needs 1 <= n <= 24")
+    _require(dim >= 1, f"hypercube:{dim} needs 1 <= n, e.g. hypercube:6")
+    _exponent(f"hypercube:{dim}", dim)
+    _sizes(f"hypercube:{dim}", 2**dim, dim * 2 ** (dim - 1))
     v = np.arange(2**dim)
     parts = [np.stack([v, v ^ (1 << b)], axis=1) for b in range(dim)]
     return Graph(2**dim, np.concatenate(parts))
@@ -116,7 +140,9 @@ def hypercube(dim: int) -> Graph:
 
 def folded_hypercube(dim: int) -> Graph:
     """Hypercube plus a link from every vertex to its bitwise complement."""
-    _require(2 <= dim <= 24, f"fhypercube:{dim} needs 2 <= n <= 24")
+    _require(dim >= 2, f"fhypercube:{dim} needs 2 <= n, e.g. fhypercube:6")
+    _exponent(f"fhypercube:{dim}", dim)
+    _sizes(f"fhypercube:{dim}", 2**dim, (dim + 1) * 2 ** (dim - 1))
     v = np.arange(2**dim)
     comp = np.stack([v, v ^ (2**dim - 1)], axis=1)
     return Graph(2**dim, np.concatenate([hypercube(dim).edges, comp]))
@@ -130,7 +156,9 @@ def twisted_hypercube(dim: int) -> Graph:
     00~00, 10~10, 01~11, 11~01 (flip the high bit of the pair when its low bit
     is set).  The result is n-regular with diameter ceil((n+1)/2) for n >= 3.
     """
-    _require(1 <= dim <= 24, f"thypercube:{dim} needs 1 <= n <= 24")
+    _require(dim >= 1, f"thypercube:{dim} needs 1 <= n, e.g. thypercube:6")
+    _exponent(f"thypercube:{dim}", dim)
+    _sizes(f"thypercube:{dim}", 2**dim, dim * 2 ** (dim - 1))
     v = np.arange(2**dim, dtype=np.int64)
     parts = []
     for level in range(dim):
@@ -146,8 +174,9 @@ def flattened_butterfly(k: int, n: int) -> Graph:
     """Flattened k-ary n-fly: k^(n-1) routers, degree (k-1)(n-1), diameter n-1."""
     _require(k >= 2 and n >= 2, f"flatbutterfly:{k}:{n} needs k >= 2 and n >= 2, e.g. flatbutterfly:4:3")
     dims = n - 1
+    _exponent(f"flatbutterfly:{k}:{n}", dims)
     size = k**dims
-    _require(size <= 1 << 22, f"flatbutterfly:{k}:{n} has {size} routers; keep k^(n-1) <= 4194304")
+    _sizes(f"flatbutterfly:{k}:{n}", size, size * (k - 1) * dims // 2)
     v = np.arange(size, dtype=np.int64)
     parts = []
     for d in range(dims):
@@ -166,6 +195,7 @@ def hierarchical_ring(local_rings: int, ring_size: int) -> Graph:
     """
     _require(local_rings >= 2 and ring_size >= 2,
              f"hring:{local_rings}x{ring_size} needs L >= 2 rings of M >= 2 nodes, e.g. hring:8x8")
+    _sizes(f"hring:{local_rings}x{ring_size}", local_rings * ring_size, (local_rings + 1) * ring_size)
     edges = []
     for r in range(local_rings):
         edges += [(r * ring_size + a, r * ring_size + b) for a, b in _cycle_links(ring_size)]
@@ -175,6 +205,7 @@ def hierarchical_ring(local_rings: int, ring_size: int) -> Graph:
 
 def empty(n: int) -> Graph:
     _require(n >= 1, f"empty:{n} needs N >= 1")
+    _sizes(f"empty:{n}", n, 0)
     return Graph(n)
 
 
@@ -186,22 +217,29 @@ def _require(ok: bool, message: str) -> None:
         raise HopbenchError(message)
 
 
+#: more digits than a size in a spec can sensibly have; a 4,000-digit N is refused before any arithmetic on it
+_MAX_DIGITS = 18
+
+
 def _int(text: str, what: str, spec: str) -> int:
     try:
         value = int(text)
-    except ValueError:
-        raise HopbenchError(f"{spec!r}: {what} must be an integer, got {text!r}") from None
+    except ValueError:  # also a number of over 4,300 digits (Python refuses to convert it)
+        raise HopbenchError(f"{spec!r:.80}: {what} must be an integer, got {text!r:.40}") from None
+    if len(str(abs(value))) > _MAX_DIGITS:
+        raise HopbenchError(f"{spec!r:.80}: {what} has {len(str(abs(value)))} digits; no graph is that large")
     return value
 
 
 def _dims(text: str, spec: str, *, min_dims: int) -> list[int]:
     parts = text.lower().split("x")
+    # counted before a single part is converted: a spec of a million dimensions is refused at once
+    caps.DIMENSIONS.check(len(parts), f"{spec!r:.80}: the number of dimensions")
     dims = [_int(p, "every dimension", spec) for p in parts]
     _require(len(dims) >= min_dims,
              f"{spec!r} needs at least {min_dims} dimensions written AxB[xC...], e.g. {spec.split(':')[0]}:4x4")
     _require(all(d >= 2 for d in dims), f"{spec!r}: every dimension must be at least 2")
-    _require(math.prod(dims) <= 1 << 24, f"{spec!r} has more than 2^24 vertices")
-    return dims
+    return dims  # the vertex count is checked by the generator, which knows its edge count too
 
 
 def _args(spec: str, rest: str, count: int, example: str) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Mapping
 
 #: tolerance on stored ASPL / objective values (they are written with 17 digits)
 TOLERANCE = 1e-9
@@ -87,18 +87,57 @@ def close_enough(a: float, b: float) -> bool:
     return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
 
 
+_TYPE_WORDS = {str: "a string", bool: "true or false", int: "an integer", float: "a number", list: "a list",
+               dict: "a table"}
+
+
+def shown(value: Any, width: int = 60) -> str:
+    """``repr(value)`` cut to ``width`` characters: a one-line error never quotes a whole list or text."""
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def check_field_types(fields: Mapping[str, Any], types: Mapping[str, type | tuple[type, ...]]) -> None:
+    """Refuse a field whose value is not of the type declared for its key (absent keys pass).
+
+    ``true`` is no integer here (TOML keeps them apart; Python's ``bool`` is an ``int``), and an
+    integer passes where a float is declared.  The one-line error names the key.
+    """
+    from harness.errors import HopbenchError
+
+    for key, want in types.items():
+        if key not in fields:
+            continue
+        value = fields[key]
+        allowed = want if isinstance(want, tuple) else (want,)
+        if float in allowed:
+            allowed = (*allowed, int)
+        if isinstance(value, bool) and bool not in allowed or not isinstance(value, allowed):
+            words = " or ".join(dict.fromkeys(_TYPE_WORDS.get(t, t.__name__) for t in
+                                              (want if isinstance(want, tuple) else (want,))))
+            raise HopbenchError(f"{key} must be {words}, got {shown(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise HopbenchError(f"{key} must be a finite number, got {value!r}")
+
+
 class InstanceResolver(ABC):
     """What a suite loader offers a kind while it reads one instance table: formulas and placeholders."""
 
     where: str
 
     @abstractmethod
-    def fill(self, text: str) -> str:
-        """Replace every ``{expr}`` in ``text`` by its value."""
+    def fill(self, text: str, what: str = "") -> str:
+        """Replace every ``{expr}`` in ``text`` (the value of key ``what``, named in errors) by its value."""
 
     @abstractmethod
     def integer(self, value: Any, what: str, base: str | None = None) -> int:
         """An integer or an arithmetic formula (which may use ``N``, the vertex count of ``base``)."""
+
+    def graph(self, spec: str) -> Any:
+        """The graph a topology spec names (a suite loader caches it: many instances share a base)."""
+        from harness.graphs.topologies import parse_spec
+
+        return parse_spec(spec)
 
 
 class ProblemKind(ABC):
@@ -118,12 +157,33 @@ class ProblemKind(ABC):
     reference_metrics: ClassVar[tuple[str, ...]] = ()
     #: the x-axis label of objective-vs-size plots
     size_label: ClassVar[str] = "N"
+    #: top-level tables a suite file of this kind may hold besides the loader's own keys (name, grid, ...):
+    #: table name -> what it holds.  The loader refuses every other top-level key, and hands each of
+    #: these to :meth:`check_suite_table` (names unique across kinds)
+    suite_tables: ClassVar[Mapping[str, str]] = {}
 
     # ------------------------------------------------------------------ suites
 
     def resolve_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> dict[str, Any]:
         """The instance fields with formulas and placeholders resolved (default: as written)."""
         return dict(fields)
+
+    def check_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> None:
+        """Refuse resolved instance fields of a wrong type or out of range, when the suite loads.
+
+        Raise :class:`~harness.errors.HopbenchError` naming the key (the loader adds the file and the
+        instance).  The default builds the problem, so a suite refuses at load what :meth:`build`
+        would refuse later in a cell; a kind whose build is heavy overrides this with cheap checks
+        (``resolver.graph`` gives a base graph the loader caches).
+        """
+        self.build(fields)
+
+    def check_suite_table(self, name: str, value: Any) -> None:
+        """Validate the top-level suite table ``name`` (one of :attr:`suite_tables`) when a suite loads.
+
+        Raise :class:`~harness.errors.HopbenchError` naming the row and key (the loader adds the file
+        and the table).  The default accepts any value.
+        """
 
     @abstractmethod
     def instance_id(self, fields: dict[str, Any]) -> str:

@@ -115,8 +115,9 @@ def load_network(text: str, *, forms: Collection[str] = FORMS, action: str = "lo
     """A network from one string, trying the accepted ``forms`` in the order of :data:`FORMS`.
 
     A notation or id is recognised by its shape, a result by an existing
-    ``.json``/``.json.gz`` file, an edge list by any other existing file, and
-    a topology spec by its ``:``.  ``example`` is what the error suggests.
+    ``.json``/``.json.gz`` file, an edge list by any other existing path (the
+    edge-list reader refuses a directory or a device in one line), and a
+    topology spec by its ``:``.  ``example`` is what the error suggests.
     """
     unknown = set(forms) - set(FORMS)
     if unknown:
@@ -126,8 +127,8 @@ def load_network(text: str, *, forms: Collection[str] = FORMS, action: str = "lo
         return from_notation(s)
     if "result" in forms and is_result_file(s):
         return from_result_file(s, action=action)
-    if "edges" in forms and Path(s).is_file():
-        return from_edge_file(s)
+    if "edges" in forms and Path(s).exists():
+        return from_edge_file(s)  # a directory, FIFO or device is refused there, in one line
     if "topology" in forms and ":" in s:
         return from_topology(s)
     raise HopbenchError(f"{text!r} is neither a file nor a topology spec; give e.g. {example}")

@@ -21,7 +21,8 @@ _plugins: set[str] = set()
 
 
 def register_kind(kind: ProblemKind) -> ProblemKind:
-    """Make ``kind`` available under ``kind.name`` (a name or objective taken by another kind is an error)."""
+    """Make ``kind`` available under ``kind.name`` (a name, objective or suite table taken by another kind is an
+    error)."""
     if not kind.name:
         raise TypeError(f"{type(kind).__name__} needs a non-empty name")
     existing = _KINDS.get(kind.name)
@@ -31,6 +32,10 @@ def register_kind(kind: ProblemKind) -> ProblemKind:
         clash = set(other.objectives) & set(kind.objectives) if other.name != kind.name else set()
         if clash:
             raise TypeError(f"objective {sorted(clash)[0]!r} of kind {kind.name!r} is taken by kind {other.name!r}")
+        # a top-level suite table has one owner, which validates it
+        tables = set(other.suite_tables) & set(kind.suite_tables) if other.name != kind.name else set()
+        if tables:
+            raise TypeError(f"suite table {sorted(tables)[0]!r} of kind {kind.name!r} is taken by kind {other.name!r}")
     _KINDS[kind.name] = kind
     return kind
 

@@ -16,6 +16,37 @@ from harness.problems.registry import get_kind
 from harness.problems.registry import kind_of_objective as get_kind_of_objective
 
 
+#: a spreadsheet takes a cell that begins with one of these for a formula (or a command, via DDE)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """A text cell a spreadsheet will show as text: one that begins with a formula character (after any
+    quotes) gets a leading ``'``.  Numbers and other values are returned unchanged, so a negative number
+    stays a number; :func:`csv_unsafe` reads the text back."""
+    if isinstance(value, str) and value.lstrip("'").startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_unsafe(value: Any) -> Any:
+    """The text :func:`csv_safe` was given (for the site, which reads ``board.csv`` back)."""
+    if isinstance(value, str) and value.startswith("'") and value.lstrip("'").startswith(FORMULA_STARTS):
+        return value[1:]
+    return value
+
+
+def csv_safe_frame(frame: Any) -> Any:
+    """A DataFrame whose text cells are :func:`csv_safe` (number columns untouched), for ``to_csv``."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    out = frame.copy()
+    for col in out.columns:
+        if is_object_dtype(out[col]) or is_string_dtype(out[col]):
+            out[col] = out[col].map(csv_safe)
+    return out
+
+
 def is_missing(x: Any) -> bool:
     """Whether a cell is blank: None, NaN or pandas' NA."""
     if x is None:

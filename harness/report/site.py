@@ -12,7 +12,11 @@ built so far::
     site/hopbench.css
 
 All links are relative (``../<suite>/plots/...``), so the site works when opened
-from ``file://``.  Opening a page with ``#selftest`` runs a self-check after
+from ``file://``.  The board files are read as untrusted documents: a ``board.json``
+whose suite is not the safe name of its directory (``../../x``, an absolute path,
+``index``) or whose keys have the wrong types is a one-line error, before anything is
+written; ``site/`` is an :class:`~harness.outputs.OwnedDirectory` (only its own files
+are replaced or removed).  Opening a page with ``#selftest`` runs a self-check after
 load: it sorts a table both ways and writes what it saw, with any script error
 caught on the page, as JSON into ``<pre id="selftest">`` (used by the headless
 Chromium test).
@@ -20,17 +24,24 @@ Chromium test).
 from __future__ import annotations
 
 import html
+import io
 import json
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness import inputs
+from harness.errors import HopbenchError
+from harness.outputs import OwnedDirectory, safe_name
 from harness.problems.registry import kind_of_objective
-from harness.report.formatting import (GAP_LEGEND, fmt_failed, fmt_gap, fmt_num, fmt_time, interleave, metric_columns,
-                                       names_metric, reference_label)
+from harness.report.formatting import (GAP_LEGEND, csv_unsafe, fmt_failed, fmt_gap, fmt_num, fmt_time, interleave,
+                                       metric_columns, names_metric, reference_label)
 
 SITE_DIR = "site"
+#: suite names that would collide with the site: its directory and its index page
+RESERVED_NAMES = (SITE_DIR, "index")
 
 JS = r"""/* hopbench leaderboard tables: click a header to sort; '#selftest' checks the page. */
 (function () {
@@ -222,15 +233,73 @@ def _td(text: str, value: Any = None, *, cls: str = "", numeric: bool = True, ti
     return f"<td{attrs}>{text}</td>"
 
 
+def check_suite_name(name: Any, what: str = "suite name") -> str:
+    """A suite name that can name its board directory and its page: a :func:`~harness.outputs.safe_name`,
+    neither the site's directory nor its index page."""
+    safe_name(name, what)
+    if name in RESERVED_NAMES:
+        raise HopbenchError(f"{what} {name!r} cannot name a board: {SITE_DIR}/ and {SITE_DIR}/index.html are the "
+                            f"site's; rename the suite")
+    return name
+
+
+#: the expected type of each ``board.json`` key the pages use (the file may come from anywhere)
+_META_TYPES: dict[str, type | tuple[type, ...]] = {
+    "suite": str, "description": str, "kinds": list, "solvers": list, "groups": list, "plots": dict,
+    "provenance": dict, "instances": int, "rows": int, "references": int}
+_PROVENANCE_TYPES: dict[str, type | tuple[type, ...]] = {
+    "runs": int, "statuses": dict, "hopbench_versions": list, "git_commits": list, "hosts": list,
+    "first_started": (str, type(None)), "last_finished": (str, type(None))}
+
+
+def _read_meta(suite_dir: Path) -> dict[str, Any]:
+    """A suite directory's ``board.json``, checked: its suite is the directory's (safe) name and every
+    key the pages use has its type; anything else is a one-line error naming the file."""
+    path = suite_dir / "board.json"
+    text = inputs.read_text(path, "board file")
+    inputs.check_nesting(text, str(path))
+    fix = f"rebuild it with 'hopbench board' or remove {suite_dir}"
+    try:
+        meta = json.loads(text)
+    except ValueError as exc:
+        raise HopbenchError(f"{path} is not valid JSON ({exc}); {fix}") from None
+    if not isinstance(meta, dict):
+        raise HopbenchError(f"{path} is not a board summary (a JSON object); {fix}")
+    check_suite_name(meta.get("suite"), f"{path}: suite")
+    if meta["suite"] != suite_dir.name:
+        raise HopbenchError(f"{path} names suite {meta['suite']!r} but lies in {suite_dir.name}/ (a board's "
+                            f"directory is its suite's name); {fix}")
+    for where, doc, types in (("", meta, _META_TYPES), ("provenance.", meta.get("provenance", {}), _PROVENANCE_TYPES)):
+        for key, kind in types.items():
+            value = doc.get(key)
+            if key in doc and (not isinstance(value, kind) or isinstance(value, bool)
+                               or (isinstance(value, list) and not all(isinstance(v, str) for v in value))
+                               or (isinstance(value, dict) and not all(isinstance(k, str) for k in value))):
+                raise HopbenchError(f"{path}: {where}{key} has the wrong type ({type(value).__name__}); {fix}")
+    if not all(isinstance(v, str) for v in meta.get("plots", {}).values()):
+        raise HopbenchError(f"{path}: plots must map names to paths; {fix}")
+    return meta
+
+
 def _read_board(suite_dir: Path) -> tuple[dict[str, Any], Any, Any]:
     import pandas as pd
 
-    meta = json.loads((suite_dir / "board.json").read_text())
+    meta = _read_meta(suite_dir)
     text_cols = {c: str for c in ("suite", "instance", "group", "solver", "params", "params_json", "solution",
                                   "published_metric", "objective_name", "source", "label", "note", "extra")}
-    rows = pd.read_csv(suite_dir / "board.csv", dtype=text_cols, keep_default_na=False, na_values=[""])
-    refs = pd.read_csv(suite_dir / "references.csv", dtype=text_cols, keep_default_na=False, na_values=[""])
-    return meta, rows, refs
+    tables = []
+    for name in ("board.csv", "references.csv"):
+        text = inputs.read_text(suite_dir / name, "board file")
+        try:
+            table = pd.read_csv(io.StringIO(text), dtype=text_cols, keep_default_na=False, na_values=[""])
+        except (ValueError, pd.errors.ParserError) as exc:
+            raise HopbenchError(f"{suite_dir / name} is not a board table ({str(exc).splitlines()[0]}); rebuild it "
+                                f"with 'hopbench board' or remove {suite_dir}") from None
+        for col in table.columns:
+            if col in text_cols:  # undo csv_safe: the page shows the text itself
+                table[col] = table[col].map(csv_unsafe)
+        tables.append(table)
+    return meta, tables[0], tables[1]
 
 
 def _clean(rec: dict[str, Any]) -> dict[str, Any]:
@@ -252,7 +321,7 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
     if meta.get("description"):
         body.append(f"<p>{_e(meta['description'])}</p>")
     body.append(
-        f'<p class="prov">Generated by <code>hopbench board</code> from {prov.get("runs", 0)} recorded runs '
+        f'<p class="prov">Generated by <code>hopbench board</code> from {_e(prov.get("runs", 0))} recorded runs '
         f"({_e(statuses)}); runs recorded {_e(prov.get('first_started') or '?')} to "
         f"{_e(prov.get('last_finished') or '?')}; hopbench {_e(', '.join(prov.get('hopbench_versions', [])) or '?')};"
         f" git commit {_e(', '.join(c[:10] for c in prov.get('git_commits', [])) or 'unknown')}; host "
@@ -359,10 +428,10 @@ def index_page(metas: list[dict[str, Any]]) -> str:
             prov = m.get("provenance", {})
             cells = [_td(f'<a href="{_e(m["suite"])}.html">{_e(m["suite"])}</a>', cls="text", numeric=False),
                      _td(_e(", ".join(m.get("kinds", []))), cls="text", numeric=False),
-                     _td(str(m.get("instances", 0)), m.get("instances", 0)),
-                     _td(str(m.get("rows", 0)), m.get("rows", 0)),
+                     _td(_e(m.get("instances", 0)), m.get("instances", 0)),
+                     _td(_e(m.get("rows", 0)), m.get("rows", 0)),
                      _td(_e(", ".join(m.get("solvers", []))), cls="text", numeric=False),
-                     _td(str(prov.get("runs", 0)), prov.get("runs", 0)),
+                     _td(_e(prov.get("runs", 0)), prov.get("runs", 0)),
                      _td(_e(prov.get("last_finished") or ""), cls="text", numeric=False),
                      _td(_e(m.get("description", "")), cls="text", numeric=False)]
             body.append(f'<tr data-row="{_e(m["suite"])}">' + "".join(cells) + "</tr>")
@@ -376,24 +445,28 @@ def board_dirs(out_dir: str | Path) -> list[Path]:
     return sorted(p.parent for p in root.glob("*/board.json") if p.parent.name != SITE_DIR)
 
 
-def write_site(out_dir: str | Path) -> Path:
-    """(Re)build ``out_dir/site`` from every board under ``out_dir``; returns the index path."""
+def write_site(out_dir: str | Path, *, protect: Mapping[str | Path, str] | None = None) -> Path:
+    """(Re)build ``out_dir/site`` from every board under ``out_dir``; returns the index path.
+
+    Every board is read and checked before anything is written; the site directory is an
+    :class:`~harness.outputs.OwnedDirectory` (the pages of boards that are gone are removed, files
+    someone else put there stay), and ``protect`` names files that must never be written.
+    """
     root = Path(out_dir)
-    site = root / SITE_DIR
-    site.mkdir(parents=True, exist_ok=True)
-    (site / "hopbench.js").write_text(JS)
-    (site / "hopbench.css").write_text(CSS)
+    pages: dict[str, str] = {}
     metas = []
-    keep = {"index.html"}
     for suite_dir in board_dirs(root):
         meta, rows, refs = _read_board(suite_dir)
+        try:
+            pages[f"{meta['suite']}.html"] = suite_page(meta, rows, refs)
+        except (KeyError, TypeError, ValueError) as exc:  # a board.csv edited by hand (or by someone else)
+            raise HopbenchError(f"the board in {suite_dir} cannot be shown ({type(exc).__name__}: {exc}); rebuild "
+                                f"it with 'hopbench board' or remove {suite_dir}") from None
         metas.append(meta)
-        name = f"{meta['suite']}.html"
-        keep.add(name)
-        (site / name).write_text(suite_page(meta, rows, refs))
-    for stale in site.glob("*.html"):
-        if stale.name not in keep:
-            stale.unlink()
-    index = site / "index.html"
-    index.write_text(index_page(metas))
+    with OwnedDirectory(root / SITE_DIR, inside=root, protect=protect) as site:
+        site.write_text("hopbench.js", JS)
+        site.write_text("hopbench.css", CSS)
+        for name, page in pages.items():
+            site.write_text(name, page)
+        index = site.write_text("index.html", index_page(metas))
     return index

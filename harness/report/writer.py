@@ -2,6 +2,13 @@
 the best run's solution file of every row (``solutions/``) and the plots (``plots/``).
 
 The site (:mod:`harness.report.site`) is built afterwards from these files.
+
+The suite directory is an :class:`~harness.outputs.OwnedDirectory`: every file goes
+through it (never outside ``<out>/<suite>/``, never over the store being read), and a
+rebuild removes only the files the previous build wrote and this one does not (listed in
+``.hopbench-manifest.json``); files someone else put there stay.  Text cells of the CSV
+files that a spreadsheet would take for a formula get a leading ``'``
+(:func:`~harness.report.formatting.csv_safe`).
 """
 from __future__ import annotations
 
@@ -9,16 +16,22 @@ import gzip
 import hashlib
 import json
 import re
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.outputs import OwnedDirectory, store_files
 from harness.report.board import Board, iter_solutions
-from harness.report.formatting import is_missing
+from harness.report.formatting import csv_safe_frame, is_missing
 from harness.report.markdown import render_markdown
 from harness.report.plots import make_plots
+from harness.report.site import check_suite_name
 
 #: solution documents larger than this are written gzip-compressed (``.json.gz``)
 DEFAULT_COMPRESS_OVER = 1_000_000
+#: the plots' directory in a suite directory (the paths in ``board.json`` start with it)
+PLOTS_DIR = "plots"
 
 
 def slug(text: str, limit: int = 80) -> str:
@@ -34,17 +47,14 @@ def solution_filename(instance: str, solver: str, params: str, seed: int, cell: 
     return f"{slug(instance)}.{slug(solver, 40)}.{slug(params, 40)}.s{seed}.{digest}.json"
 
 
-def write_solutions(board: Board, store: Any, suite_dir: Path, *, compress_over: int = DEFAULT_COMPRESS_OVER
-                    ) -> int:
-    """Write each row's best solution under ``suite_dir/solutions`` and fill ``rows.solution``.
+def write_solutions(board: Board, store: Any, suite_dir: OwnedDirectory, *,
+                    compress_over: int = DEFAULT_COMPRESS_OVER) -> int:
+    """Write each row's best solution under ``solutions/`` of ``suite_dir`` and fill ``rows.solution``.
 
-    Earlier files in that directory are removed first, so it holds exactly the
-    files the board links to.  Returns the number written.
+    The solution files of the previous build that this one does not write again are removed
+    when ``suite_dir`` finishes, so the directory holds the files the board links to (and any
+    file someone else put there).  Returns the number written.
     """
-    sol_dir = suite_dir / "solutions"
-    sol_dir.mkdir(parents=True, exist_ok=True)
-    for old in list(sol_dir.glob("*.json")) + list(sol_dir.glob("*.json.gz")):
-        old.unlink()
     rows = board.rows
     keys = dict(zip(board.runs["id"].astype(int), board.runs["cell_key"]))
     by_run: dict[int, int] = {}
@@ -62,7 +72,7 @@ def write_solutions(board: Board, store: Any, suite_dir: Path, *, compress_over:
             name += ".gz"
             # mtime=0: the same solution gives the same bytes (no churn in the published files)
             data = gzip.compress(data, compresslevel=9, mtime=0)
-        (sol_dir / name).write_bytes(data)
+        suite_dir.write_bytes(f"solutions/{name}", data)
         paths[by_run[run_id]] = f"solutions/{name}"
     rows["solution"] = paths
     return sum(p is not None for p in paths)
@@ -87,20 +97,37 @@ def board_metadata(board: Board, plots: dict[str, str]) -> dict[str, Any]:
 
 
 def write_board(board: Board, store: Any, out_dir: str | Path, *, plots: bool = True,
-                compress_over: int = DEFAULT_COMPRESS_OVER) -> dict[str, Path]:
+                compress_over: int = DEFAULT_COMPRESS_OVER, protect: Mapping[str | Path, str] | None = None
+                ) -> dict[str, Path]:
     """Write ``out_dir/<suite>/``: board.md, board.csv, references.csv, board.json,
-    solutions/ and (unless ``plots=False``) plots/.  Returns the main paths."""
+    solutions/ and (unless ``plots=False``) plots/.  Returns the main paths.
+
+    ``protect`` maps further files the caller reads (suite files) to what they are; none of them,
+    nor the SQLite files of ``store``, is ever written.
+    """
     from harness.documents import strict_json
 
-    suite_dir = Path(out_dir) / board.suite
-    suite_dir.mkdir(parents=True, exist_ok=True)
-    write_solutions(board, store, suite_dir, compress_over=compress_over)
-    made: dict[str, str] = {}
-    if plots:
-        made = make_plots(board, suite_dir / "plots")
-    board.rows.to_csv(suite_dir / "board.csv", index=False)
-    board.references.to_csv(suite_dir / "references.csv", index=False)
-    meta = board_metadata(board, made)
-    (suite_dir / "board.json").write_text(json.dumps(strict_json(meta), indent=1, sort_keys=True) + "\n")
-    (suite_dir / "board.md").write_text(render_markdown(board, made))
-    return {"dir": suite_dir, "markdown": suite_dir / "board.md", "csv": suite_dir / "board.csv"}
+    name = check_suite_name(board.suite)  # a name from a suite file must not steer the write
+    files = {**store_files(getattr(store, "url", None)), **(protect or {})}
+    with OwnedDirectory(Path(out_dir) / name, inside=out_dir, protect=files) as suite_dir:
+        write_solutions(board, store, suite_dir, compress_over=compress_over)
+        made: dict[str, str] = {}
+        if plots:
+            made = _write_plots(board, suite_dir)
+        suite_dir.write_text("board.csv", csv_safe_frame(board.rows).to_csv(index=False))
+        suite_dir.write_text("references.csv", csv_safe_frame(board.references).to_csv(index=False))
+        meta = board_metadata(board, made)
+        suite_dir.write_text("board.json", json.dumps(strict_json(meta), indent=1, sort_keys=True) + "\n")
+        suite_dir.write_text("board.md", render_markdown(board, made))
+    root = suite_dir.root
+    return {"dir": root, "markdown": root / "board.md", "csv": root / "board.csv"}
+
+
+def _write_plots(board: Board, suite_dir: OwnedDirectory) -> dict[str, str]:
+    """Draw the plots (in a scratch directory: matplotlib writes where it is told) and copy them under
+    ``plots/``; returns ``name -> plots/<name>.png``."""
+    with tempfile.TemporaryDirectory(prefix="hopbench-plots-") as scratch:
+        drawn = make_plots(board, Path(scratch) / PLOTS_DIR)
+        for rel in drawn.values():
+            suite_dir.write_bytes(rel, (Path(scratch) / rel).read_bytes())
+    return drawn

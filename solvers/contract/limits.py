@@ -6,13 +6,31 @@ its numba kernels happens before the clock starts (the runner and ``hopbench sol
 warm solvers up first).  The shipped conformance suite (:mod:`harness.testing`) checks
 the rule.  The runner does not trust it: a cell still running at :func:`hard_limit`
 (1.2 x T + 5 s) is killed and recorded as a timeout.
+
+The one-time warm-up before a solver's first cell has a limit of its own
+(:func:`warm_up_limit`): a solver shipped with hopbench (trusted: it keeps its budgets, its
+only slow part is compiling kernels on a cold cache) gets :data:`BUILTIN_WARMUP_LIMIT`; any
+other solver — a plug-in, however it was found — gets :func:`plugin_warm_up_limit`, 60 s
+unless ``$HOPBENCH_PLUGIN_WARMUP_LIMIT`` says otherwise.
 """
 from __future__ import annotations
+
+import math
+import os
+
+from harness.errors import HopbenchError
 
 #: the overrun every solver may take past its time limit: at least this many seconds ...
 MIN_OVERRUN_S = 0.5
 #: ... or this share of the limit, whichever is larger
 OVERRUN_SHARE = 0.05
+
+#: seconds a built-in solver's one-time warm-up may take: compiling its numba kernels on a
+#: cold cache takes up to a minute or two on a small machine, and it respects its budgets
+BUILTIN_WARMUP_LIMIT = 300.0
+#: seconds a plug-in solver's one-time warm-up may take, unless the environment variable says otherwise
+DEFAULT_PLUGIN_WARMUP_LIMIT = 60.0
+PLUGIN_WARMUP_LIMIT_ENV = "HOPBENCH_PLUGIN_WARMUP_LIMIT"
 
 
 def overrun_allowance(time_limit: float) -> float:
@@ -23,3 +41,29 @@ def overrun_allowance(time_limit: float) -> float:
 def hard_limit(time_limit: float) -> float:
     """Seconds after which the runner kills a run: 1.2 x its time limit + 5 s."""
     return 1.2 * float(time_limit) + 5.0
+
+
+def plugin_warm_up_limit() -> float:
+    """Seconds a plug-in's warm-up may take: ``$HOPBENCH_PLUGIN_WARMUP_LIMIT``, else 60.
+
+    Read on every call (a Dask worker reads its own environment); a value that is not a
+    positive number of seconds is a one-line error naming the variable.
+    """
+    text = os.environ.get(PLUGIN_WARMUP_LIMIT_ENV, "").strip()
+    if not text:
+        return DEFAULT_PLUGIN_WARMUP_LIMIT
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise HopbenchError(f"{PLUGIN_WARMUP_LIMIT_ENV}={text[:40]!r} is not a positive number of seconds; set it "
+                            f"to e.g. {PLUGIN_WARMUP_LIMIT_ENV}={DEFAULT_PLUGIN_WARMUP_LIMIT:g}")
+    return value
+
+
+def warm_up_limit(time_limit: float, trusted: bool) -> float:
+    """Seconds the one-time warm-up before a cell of ``time_limit`` seconds may take: at least the cell's
+    hard limit and :data:`BUILTIN_WARMUP_LIMIT` for a ``trusted`` (shipped) solver, the plug-in limit for
+    any other."""
+    return max(hard_limit(time_limit), BUILTIN_WARMUP_LIMIT) if trusted else plugin_warm_up_limit()

@@ -3,8 +3,17 @@
 becomes available under its ``name``.
 
 Adding a solver: write ``solvers/shortcut/my_method.py`` (or ``solvers/routing/...``)
-with a :class:`~solvers.contract.Solver` subclass decorated by ``@register``; nothing
-else needs editing.
+with a :class:`~solvers.contract.Solver` subclass decorated by ``@register``; it is found
+and runs like any plug-in.  It becomes part of hopbench — trusted — only when its
+``"module:Class"`` name is added to :data:`SHIPPED` (a test checks that list against the
+modules the repository tracks).
+
+**Trust** means shipped in the hopbench distribution: :func:`is_builtin` is true only for
+the classes named in :data:`SHIPPED`, found where those names say, however a solver was
+discovered.  A file dropped into ``solvers/shortcut/``, an entry point or a module named
+in ``HOPBENCH_SOLVER_MODULES`` is a plug-in: the runner gives its warm-up a short limit,
+records that warm-up's failure as the cell's result, and kills every one of its cells at
+the hard limit (:mod:`solvers.contract.limits`).
 
 Solvers that live outside hopbench come in two ways:
 
@@ -20,17 +29,40 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 
 from harness.errors import HopbenchError
 from harness.plugins import import_named_modules
 from solvers.contract.solver import Solver
 
-#: the packages whose modules are the built-in solvers
+#: the packages whose modules are scanned for solvers (shipped ones, and files users drop in)
 BUILTIN_PACKAGES = ("solvers.shortcut", "solvers.routing")
+
+#: the solver classes shipped with hopbench, as ``"module:Class"``: the only ones trusted to keep
+#: their budgets (``tests/solvers/contract/test_trust.py`` checks it against the repository's files)
+SHIPPED = frozenset({
+    "solvers.routing.angara_bfs:AngaraBFS",
+    "solvers.routing.angara_ga:AngaraGA",
+    "solvers.routing.angara_sssp:AngaraSSSP",
+    "solvers.routing.dor:DOR",
+    "solvers.shortcut.annealing:Annealing",
+    "solvers.shortcut.edgecut:EdgeCutFull",
+    "solvers.shortcut.edgecut:EdgeCutLite",
+    "solvers.shortcut.equality_ga:EqualityGA",
+    "solvers.shortcut.milp:Milp",
+    "solvers.shortcut.random_matching:RandomMatching",
+    "solvers.shortcut.random_shortcuts:RandomShortcuts",
+    "solvers.shortcut.vrs:VertexRandomShortcuts",
+})
 
 _REGISTRY: dict[str, type[Solver]] = {}
 _loaded = False
 _plugins: set[str] = set()
+
+
+def qualified_name(cls: type) -> str:
+    """``"module:Class"``, the name :data:`SHIPPED` lists a class by."""
+    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def register(cls: type[Solver]) -> type[Solver]:
@@ -38,8 +70,9 @@ def register(cls: type[Solver]) -> type[Solver]:
     if not cls.name:
         raise TypeError(f"{cls.__name__} needs a non-empty name")
     existing = _REGISTRY.get(cls.name)
-    if existing is not None and existing.__qualname__ != cls.__qualname__:
-        raise TypeError(f"solver name {cls.name!r} is taken by {existing.__qualname__}")
+    # the same class again (its module reloaded) replaces itself; another class may not take the name
+    if existing is not None and qualified_name(existing) != qualified_name(cls):
+        raise TypeError(f"solver name {cls.name!r} is taken by {qualified_name(existing)}")
     _REGISTRY[cls.name] = cls
     return cls
 
@@ -89,13 +122,27 @@ def get(name: str) -> type[Solver]:
         raise HopbenchError(f"unknown solver {name!r}; available: {', '.join(names())}") from None
 
 
+def is_shipped(cls: type) -> bool:
+    """True when ``cls`` is a solver class shipped with hopbench: listed in :data:`SHIPPED`, and the very
+    class its module defines under that name (a class that only borrows a shipped module's name is not)."""
+    name = qualified_name(cls)
+    if name not in SHIPPED:
+        return False
+    module = sys.modules.get(cls.__module__)
+    found: object = module
+    for part in cls.__qualname__.split("."):
+        found = getattr(found, part, None)
+    return found is cls
+
+
 def is_builtin(name: str) -> bool:
-    """True for solvers shipped in hopbench's own backend packages (trusted to respect budgets)."""
+    """True for solvers shipped with hopbench (trusted to respect budgets), see :func:`is_shipped`; false for
+    every plug-in, wherever its module lives, and for unknown names."""
     try:
-        module = get(name).__module__
+        cls = get(name)
     except HopbenchError:
         return False
-    return any(module.startswith(f"{package}.") for package in BUILTIN_PACKAGES)
+    return is_shipped(cls)
 
 
 def create(name: str, **params) -> Solver:
@@ -103,4 +150,4 @@ def create(name: str, **params) -> Solver:
     return get(name)(**params)
 
 
-__all__ = ["create", "get", "is_builtin", "names", "register"]
+__all__ = ["SHIPPED", "create", "get", "is_builtin", "is_shipped", "names", "qualified_name", "register"]

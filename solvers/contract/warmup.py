@@ -5,13 +5,19 @@ The one warm-up path of hopbench — the runner's cells, ``hopbench solve`` and
 runs on the warm-up problems of each kind it solves (tiny problems that reach
 every compiled code path); numba caches what it compiled on disk, so later
 processes only load it.
+
+A solver shipped with hopbench is warmed up leniently: a failure is left for the real
+run to report.  The runner warms a plug-in up ``strict``-ly, under a time budget shared by
+its warm-up problems: a failure is raised (:class:`WarmUpFailed`) and recorded as the
+cell's result, since a plug-in that breaks on the tiny warm-up problems (which the
+conformance suite also runs) has not earned its real runs.
 """
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from harness.errors import HopbenchError
+from harness.errors import HopbenchError, SolverDeclined
 from harness.problems.registry import get_kind
 from solvers.contract.budget import Budget
 from solvers.contract.execution import execute
@@ -22,16 +28,43 @@ from solvers.contract.registry import create, get, is_builtin, names
 WARM_UP_BUDGET = Budget(time_s=20.0, evaluations=50)
 
 _warmed: set[str] = set()
+_failed: dict[str, "WarmUpFailed"] = {}
 
 
-def warm_up_solver(name: str, params: dict[str, Any] | None = None) -> None:
+class WarmUpFailed(Exception):
+    """A strict warm-up's run failed: ``cause`` raised on warm-up problem ``index`` (1-based) of ``count``
+    of kind ``kind``."""
+
+    def __init__(self, solver: str, kind: str, index: int, count: int, cause: BaseException) -> None:
+        super().__init__(f"warm-up of solver {solver} failed on warm-up problem {index}/{count} of kind {kind}: "
+                         f"{type(cause).__name__}: {cause}")
+        self.solver, self.kind, self.index, self.count, self.cause = solver, kind, index, count, cause
+
+
+def warm_up_budget(time_s: float | None, problems: int) -> Budget:
+    """The budget of each of ``problems`` warm-up runs when the whole warm-up may take ``time_s`` seconds:
+    a quarter of it shared among them (the rest is for compiling, loading and a slow machine), at most the
+    usual 20 s each."""
+    if time_s is None:
+        return WARM_UP_BUDGET
+    share = time_s / (4 * max(1, problems))
+    return Budget(time_s=max(0.05, min(WARM_UP_BUDGET.time_s, share)), evaluations=WARM_UP_BUDGET.evaluations)
+
+
+def warm_up_solver(name: str, params: dict[str, Any] | None = None, *, time_s: float | None = None,
+                   strict: bool = False) -> None:
     """Run solver ``name`` (with ``params``) once on every warm-up problem of its kinds.
 
-    Once per solver and parameter set per process; failures are ignored — the real
-    run reports them.
+    Once per solver and parameter set per process.  ``time_s``: what the whole warm-up may
+    take (each run's wall-clock budget is a share of it, :func:`warm_up_budget`).  Failures
+    are ignored — the real run reports them — unless ``strict``: then the first failure is
+    raised as :class:`WarmUpFailed`, now and on every later call for the same solver and
+    parameters.  A problem the solver declines is no failure.
     """
     key = f"{name}|{json.dumps(params or {}, sort_keys=True, default=str)}"
     if key in _warmed:
+        if strict and key in _failed:
+            raise _failed[key]
         return
     _warmed.add(key)
     try:
@@ -43,11 +76,17 @@ def warm_up_solver(name: str, params: dict[str, Any] | None = None) -> None:
             problems = get_kind(kind).warm_up_problems()
         except HopbenchError:
             continue
-        for problem in problems:
+        budget = warm_up_budget(time_s, len(problems))
+        for index, problem in enumerate(problems, 1):
             try:
-                execute(create(name, **(params or {})), problem, seed=0, budget=WARM_UP_BUDGET)
-            except Exception:  # a decline or a failure: the real run will report it
+                execute(create(name, **(params or {})), problem, seed=0, budget=budget)
+            except SolverDeclined:
                 pass
+            except Exception as exc:  # the real run will report it, or (strict) it is the cell's result
+                if strict:
+                    _failed[key] = WarmUpFailed(name, kind, index, len(problems), exc)
+                    raise _failed[key] from exc
+                # a shipped solver's failure is left for its real run to report
 
 
 def warm_builtin_solvers() -> None:

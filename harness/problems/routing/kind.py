@@ -11,9 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import InstanceShape, MetricColumn, ProblemKind, ResultNetwork, Verdict, close_enough
+from harness.problems.kind import (
+    InstanceResolver,
+    InstanceShape,
+    MetricColumn,
+    ProblemKind,
+    ResultNetwork,
+    Verdict,
+    check_field_types,
+    close_enough,
+)
 
 ROUTES_FORMAT = "hopbench.routes/1"
+#: the types of a routing instance's fields (a torus or a node list may be written either way)
+FIELD_TYPES = {"torus": (str, list), "nodes": (str, list), "subset": str, "rules": str, "minimal": bool,
+               "objective": str, "group": str}
 #: metrics every routing-table document must store (and match)
 REQUIRED_METRICS = ("objective", "max_load", "sigma4")
 
@@ -90,6 +102,29 @@ class RoutingKind(ProblemKind):
     metric_columns = (MetricColumn("max_load", "Max load"), MetricColumn("sigma4", "σ(4,R)"))
     reference_metrics = ("max_load", "min_load", "sigma4", "max_length")
     size_label = "routed nodes"
+
+    def check_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> None:
+        # types and names here; the problem itself is built (and checks the rest) for the instance id
+        import re
+
+        check_field_types(fields, FIELD_TYPES)
+        if "torus" not in fields:
+            raise HopbenchError("a routing instance needs a 'torus' key, e.g. torus = \"4x2x2x2\"")
+        objective = fields.get("objective", "max_load")
+        if objective not in self.objectives:
+            raise HopbenchError(f"objective {objective!r} is not a routing objective; use one of "
+                                f"{', '.join(self.objectives)}")
+        nodes = fields.get("nodes")
+        if isinstance(nodes, str):
+            # a range such as "0-99999999999" would be listed in full before its end is checked: refuse
+            # a number longer than any node id of a torus Angara routes
+            from harness.problems.routing.network import MAX_DIMS, MAX_SIZE
+
+            digits = len(str(MAX_SIZE ** MAX_DIMS))
+            big = next((m for m in re.findall(r"\d+", nodes) if len(m) > digits), None)
+            if big is not None:
+                raise HopbenchError(f"nodes: node {big if len(big) <= 20 else big[:17] + '...'} is out of range "
+                                    f"of every torus Angara routes; give node ids 0..N-1")
 
     def instance_id(self, fields: dict[str, Any]) -> str:
         return routing_instance_id(fields)

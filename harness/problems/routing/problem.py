@@ -82,15 +82,15 @@ def parse_nodes(text: str | list | tuple, num_nodes: int) -> tuple[int, ...]:
                 continue
             lo, sep, hi = part.partition("-")
             try:
-                if sep:
-                    a, b = int(lo), int(hi)
-                    if b < a:
-                        raise ValueError
-                    out.extend(range(a, b + 1))
-                else:
-                    out.append(int(part))
+                a, b = (int(lo), int(hi)) if sep else (int(part), int(part))
+                if b < a:
+                    raise ValueError
             except ValueError:
-                raise HopbenchError(f"node list {text!r}: cannot read {part!r}; {how}") from None
+                raise HopbenchError(f"node list {text!r:.80}: cannot read {part!r:.40}; {how}") from None
+            if a < 0 or b >= num_nodes:  # checked before a range is expanded: 0-10^12 is 10^12 ids
+                raise HopbenchError(f"node {a if a < 0 else b} is out of range: the torus has nodes "
+                                    f"0..{num_nodes - 1}; {how}")
+            out.extend(range(a, b + 1))
     elif isinstance(text, (list, tuple, np.ndarray)):
         out = []
         for v in text:

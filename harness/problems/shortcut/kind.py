@@ -17,9 +17,20 @@ from harness.problems.kind import (
     ProblemKind,
     ResultNetwork,
     Verdict,
+    check_field_types,
     close_enough,
+    shown,
 )
-from harness.problems.shortcut.names import OBJECTIVES, SOLUTION_FORMAT
+from harness.problems.shortcut.names import FAMILIES, OBJECTIVES, SOLUTION_FORMAT
+
+#: the types of a shortcut instance's fields once resolved (cap and budget are integers by then)
+FIELD_TYPES = {"base": str, "cap": int, "budget": int, "objective": str, "family": str, "regular": bool,
+               "group": str}
+#: the columns of a ``[[published]]`` row (Liang et al. 2022's Table 2 and 3, kept beside equality2022's instances)
+PUBLISHED_COLUMNS: dict[str, type | tuple[type, ...]] = {
+    "label": str, "N": int, "K": int, "p": int, "n": int, "a": float, "d": int, "K_over_p": float,
+    "lat_0_9": float, "MB_percent": float, "reproducible": bool, "ahops": list, "bhops": list, "erratum": str,
+    "note": str}
 
 
 def _make(spec: str, cap: int, budget: int, objective: str = "aspl", family: str | None = None,
@@ -39,6 +50,7 @@ class ShortcutKind(ProblemKind):
     reference_metrics = ("diameter", "aspl")
     size_label = "N (vertices)"
     upper_bound_meaning = "what the base graph itself scores (added shortcuts never make any objective worse)"
+    suite_tables = {"published": "published Equality networks, one table per row ([[published]], equality2022)"}
 
     # ------------------------------------------------------------------ suites
 
@@ -52,11 +64,61 @@ class ShortcutKind(ProblemKind):
         if not isinstance(fields["base"], str):
             raise HopbenchError(f"{resolver.where}: base must be a topology spec string, got {fields['base']!r}")
         out = dict(fields)
-        out["base"] = resolver.fill(fields["base"])
+        out["base"] = resolver.fill(fields["base"], "base")
         out["cap"] = resolver.integer(fields["cap"], "cap", out["base"])
         out["budget"] = resolver.integer(fields["budget"], "budget", out["base"])
         out.setdefault("objective", "aspl")
         return out
+
+    def check_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> None:
+        # what ShortcutProblem refuses, refused when the suite loads with the key named; the base graph
+        # comes from the loader's cache (a grid repeats one base over many caps and budgets)
+        from harness.errors import HopbenchError
+        from harness.problems.shortcut.problem import ShortcutProblem
+
+        check_field_types(fields, FIELD_TYPES)
+        objective = fields.get("objective", "aspl")
+        if objective not in OBJECTIVES:
+            raise HopbenchError(f"objective {objective!r} is not a shortcut objective; use one of "
+                                f"{', '.join(OBJECTIVES)}")
+        if fields.get("family") is not None and fields["family"] not in FAMILIES:
+            raise HopbenchError(f"family {fields['family']!r} is unknown; use one of {', '.join(FAMILIES)} or none")
+        if fields["budget"] < 0:
+            raise HopbenchError(f"budget = {fields['budget']} is negative; a budget is a number of shortcuts, "
+                                f"0 or more")
+        try:
+            graph = resolver.graph(fields["base"])
+        except HopbenchError as exc:
+            raise HopbenchError(f"base: {exc}") from None
+        if fields["cap"] < graph.max_degree:
+            raise HopbenchError(f"cap = {fields['cap']} is below the maximum degree {graph.max_degree} of the base "
+                                f"{fields['base']}; use a cap of at least {graph.max_degree}")
+        # the rest (a regular problem's budget, the equality family's shape) is the problem's to say
+        ShortcutProblem(graph, fields["cap"], fields["budget"], objective, fields.get("family"),
+                        base_spec=fields["base"], regular=bool(fields.get("regular", False)))
+
+    def check_suite_table(self, name: str, value: Any) -> None:
+        # [[published]]: rows of numbers and link sets a reader may compare with the paper
+        from harness.errors import HopbenchError
+
+        if not isinstance(value, list) or not all(isinstance(row, dict) for row in value):
+            raise HopbenchError(f"must be an array of tables ([[{name}]]), got {shown(value)}")
+        for k, row in enumerate(value, 1):
+            where = f"row #{k}" + (f" ({row['label']})" if isinstance(row.get("label"), str) else "")
+            unknown = sorted(set(row) - set(PUBLISHED_COLUMNS))
+            if unknown:
+                raise HopbenchError(f"{where}: unknown key {unknown[0]!r}; allowed keys: "
+                                    f"{', '.join(PUBLISHED_COLUMNS)}")
+            if "label" not in row:
+                raise HopbenchError(f"{where}: missing key 'label' (the network's Table 2 id, e.g. \"E361\")")
+            try:
+                check_field_types(row, PUBLISHED_COLUMNS)
+            except HopbenchError as exc:
+                raise HopbenchError(f"{where}: {exc}") from None
+            for key in ("ahops", "bhops"):
+                bad = [v for v in row.get(key, []) if isinstance(v, bool) or not isinstance(v, int)]
+                if bad:
+                    raise HopbenchError(f"{where}: {key} must be a list of integers, got {shown(bad[0])}")
 
     def instance_id(self, fields: dict[str, Any]) -> str:
         tail = f"/{fields['family']}" if fields.get("family") else ""

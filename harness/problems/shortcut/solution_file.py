@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from harness import caps
 from harness.documents import field
 from harness.errors import HopbenchError
 from harness.graphs.edge_list import pairs_from_json
@@ -47,6 +48,8 @@ def problem_from_dict(doc: dict[str, Any]) -> ShortcutProblem:
     regular = bool(field(p, "regular", bool, "problem.", optional=True))
     if "base_edges" in doc:
         n = field(doc, "base_n", int)
+        # a declared size is checked before anything of that size is built (or verified)
+        caps.VERTICES.check(n, "field 'base_n'")
         base = Graph(n, pairs_from_json(doc["base_edges"], "base_edges"), dedupe=False)
     else:
         base = parse_spec(spec)

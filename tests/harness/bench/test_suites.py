@@ -148,7 +148,7 @@ def test_an_unknown_formula_name_lists_N_and_suggests_it(tmp_path, budget, messa
 
 def test_an_unknown_grid_name_suggests_the_var_that_differs_in_case(tmp_path):
     grid = "name = 'x'\n[[grid]]\nvars = {{ k = [3] }}\nbases = ['{base}']\ncaps = [3]\nbudgets = ['{budget}']\n"
-    with pytest.raises(HopbenchError, match=r"grid #1 \(k=3\): unknown name 'K' in 'K\+1'; did you mean 'k'\? "
+    with pytest.raises(HopbenchError, match=r"grid #1 \(k=3\): budget: unknown name 'K' in 'K\+1'; did you mean 'k'\? "
                                             r"known names: k, N$"):
         load_suite(write(tmp_path, grid.format(base="ring:{4*k}", budget="K+1")))
     # a base spec is not computed from a base: N is not known there, and the message says where it is

@@ -127,11 +127,16 @@ def test_index_lists_every_board(tiny, tmp_path):
     meta = json.loads((other / "board.json").read_text())
     meta["suite"] = "other"
     (other / "board.json").write_text(json.dumps(meta))
-    (dst / "site" / "gone.html").write_text("stale")
+    (dst / "site" / "mine.html").write_text("not written by hopbench")
     write_site(dst)
     parsed = parse(dst / "site" / "index.html")
     assert parsed.rows["suites"] == ["other", "tiny"]
-    assert sorted(p.name for p in (dst / "site").glob("*.html")) == ["index.html", "other.html", "tiny.html"]
+    pages = ["index.html", "mine.html", "other.html", "tiny.html"]
+    assert sorted(p.name for p in (dst / "site").glob("*.html")) == pages
+    # a board that is gone loses its page (the site wrote it); a page the site never wrote stays
+    shutil.rmtree(other)
+    write_site(dst)
+    assert sorted(p.name for p in (dst / "site").glob("*.html")) == ["index.html", "mine.html", "tiny.html"]
 
 
 # --------------------------------------------------------------------------- headless Chromium

@@ -31,16 +31,21 @@ def test_every_row_links_a_solution_that_verifies_and_matches_its_best(tiny, boa
         assert doc.get("seed") == rec["best_seed"]
 
 
-def test_rebuild_removes_stale_solutions_and_compresses_large_ones(tiny, tmp_path):
+def test_rebuild_removes_its_stale_solutions_keeps_foreign_ones_and_compresses_large_ones(tiny, tmp_path):
     out = tmp_path / "lb"
     (out / "tiny" / "solutions").mkdir(parents=True)
-    (out / "tiny" / "solutions" / "stale.json").write_text("{}")
+    (out / "tiny" / "solutions" / "stale.json").write_text("{}")  # not written by hopbench: it stays
     store = Store.open(tiny["url"])
     board = build_board(store, "tiny", suite=tiny["suite"])
+    write_board(board, store, out, plots=False)
+    first = {p.name for p in (out / "tiny" / "solutions").iterdir()} - {"stale.json"}
+    assert first and all(f.endswith(".json") for f in first)
     write_board(board, store, out, plots=False, compress_over=0)
     files = sorted(p.name for p in (out / "tiny" / "solutions").iterdir())
-    assert "stale.json" not in files and files and all(f.endswith(".json.gz") for f in files)
-    doc = read_json(out / "tiny" / "solutions" / files[0])
+    assert "stale.json" in files  # never written by the board: never deleted
+    ours = [f for f in files if f != "stale.json"]
+    assert ours and all(f.endswith(".json.gz") for f in ours)  # the .json ones of the first build are gone
+    doc = read_json(out / "tiny" / "solutions" / ours[0])
     assert verify_document(doc).valid
     assert not (out / "tiny" / "plots").exists()
 

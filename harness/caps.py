@@ -1,0 +1,72 @@
+"""The input caps: every size read from input is checked against one of these before anything is allocated.
+
+Each cap has a default that admits every standard instance (every Graph Golf
+featured pair up to n = 100,000 included) and an environment variable that
+raises it for users with a big machine, e.g. ``HOPBENCH_MAX_VERTICES=2000000``
+for a 10^6-vertex graph.  A value over a cap is a one-line
+:class:`~harness.errors.HopbenchError` naming the cap and that variable.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from harness.errors import HopbenchError
+
+
+@dataclass(frozen=True)
+class Cap:
+    """One named limit: ``limit()`` reads its environment variable each time, so tests and users can set it late."""
+
+    name: str
+    env: str
+    default: int
+    meaning: str
+
+    def limit(self) -> int:
+        text = os.environ.get(self.env)
+        if text is None or not text.strip():
+            return self.default
+        try:
+            value = int(text.replace("_", ""))
+        except ValueError:
+            raise HopbenchError(f"{self.env}={text!r} is not an integer; set it to the {self.meaning} "
+                                f"you allow, e.g. {self.env}={self.default}") from None
+        if value < 1:
+            raise HopbenchError(f"{self.env}={text!r} must be a positive integer ({self.meaning})")
+        return value
+
+    def check(self, value: int | float, what: str) -> None:
+        """Refuse ``value`` (a size about to be allocated or iterated) above the cap; ``what`` names it."""
+        limit = self.limit()
+        if value > limit:
+            if isinstance(value, int) and value.bit_length() > 200:
+                # str() of a huge int is slow, and refused past 4,300 digits: give its magnitude
+                shown = f"about 10^{int((value.bit_length() - 1) * 0.30103)}"
+            else:
+                shown = f"{value:,}" if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e18 \
+                    else f"{value:.3g}"
+            raise HopbenchError(f"{what} is {shown}, above the cap of {limit:,} {self.meaning}; "
+                                f"raise it with {self.env}=N if your machine has room for it")
+
+
+#: vertices of one graph (a base, an Equality network, a solution's declared n)
+VERTICES = Cap("vertices", "HOPBENCH_MAX_VERTICES", 200_000, "vertices per graph")
+#: links of one graph, base and shortcuts together
+EDGES = Cap("edges", "HOPBENCH_MAX_EDGES", 4_000_000, "edges per graph")
+#: bytes of one input file after decompression (an edge list of 4,000,000 edges is about 60 MB)
+INPUT_BYTES = Cap("input bytes", "HOPBENCH_MAX_INPUT_BYTES", 64 * 2**20, "bytes per input file (after decompression)")
+#: depth of nested lists and tables in a JSON or TOML document
+NESTING = Cap("nesting", "HOPBENCH_MAX_NESTING", 64, "levels of nesting in a JSON or TOML document")
+#: magnitude of any number a suite formula computes, intermediate results included
+FORMULA = Cap("formula magnitude", "HOPBENCH_MAX_FORMULA", 10**12, "in magnitude for a suite formula's values")
+#: seeds of one cell or suite, and the largest seed value
+SEEDS = Cap("seeds", "HOPBENCH_MAX_SEEDS", 1_000, "seeds per run")
+SEED_VALUE = Cap("seed value", "HOPBENCH_MAX_SEED_VALUE", 2**32 - 1, "as a seed value")
+#: dimensions of a mesh, torus or hypercube spec
+DIMENSIONS = Cap("dimensions", "HOPBENCH_MAX_DIMENSIONS", 20, "dimensions per topology spec")
+#: random trials of a sampling analysis (fault tolerance), and instances of a suite
+SAMPLES = Cap("samples", "HOPBENCH_MAX_SAMPLES", 100_000, "random trials per analysis")
+INSTANCES = Cap("instances", "HOPBENCH_MAX_INSTANCES", 100_000, "instances per suite")
+
+ALL = (VERTICES, EDGES, INPUT_BYTES, NESTING, FORMULA, SEEDS, SEED_VALUE, DIMENSIONS, SAMPLES, INSTANCES)

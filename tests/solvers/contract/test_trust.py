@@ -1,0 +1,175 @@
+"""Trust: only the solvers shipped with hopbench are trusted to keep their budgets, however a solver is found.
+
+Shipped means named in ``solvers.contract.registry.SHIPPED`` and being the very class its
+module defines; a solver whose module merely lives in (or claims to live in)
+``solvers.shortcut`` is a plug-in.  The limits that apply to plug-ins are stated in
+``solvers.contract.limits``; the strict warm-up in ``solvers.contract.warmup``.
+"""
+from __future__ import annotations
+
+import importlib.metadata as md
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import solvers
+from harness.errors import HopbenchError
+from harness.problems.shortcut.problem import Solution
+from solvers.contract import Solver, registry, warmup
+from solvers.contract.limits import (
+    BUILTIN_WARMUP_LIMIT,
+    DEFAULT_PLUGIN_WARMUP_LIMIT,
+    PLUGIN_WARMUP_LIMIT_ENV,
+    hard_limit,
+    plugin_warm_up_limit,
+    warm_up_limit,
+)
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch):
+    """A copy of the registry for the test to register into; the real one is left as it was."""
+    solvers.names()
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "_plugins", set(registry._plugins))
+    return registry._REGISTRY
+
+
+def _solver_class(name: str, module: str, qualname: str = "Rogue") -> type[Solver]:
+    """A solver class that says it was defined in ``module`` (as a file dropped there would)."""
+    def solve(self, problem, *, seed, budget, report):
+        return Solution(problem, np.empty((0, 2), dtype=np.int64))
+
+    cls = type(qualname, (Solver,), {"name": name, "description": "a plug-in", "solve": solve, "__module__": module})
+    cls.__qualname__ = qualname
+    return cls
+
+
+def _tracked_solver_modules() -> list[str]:
+    """The solver modules the repository tracks (what a hopbench release ships), by git."""
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "ls-files", "solvers/shortcut", "solvers/routing"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        pytest.skip("git is not available")
+    if out.returncode != 0 or not out.stdout.strip():
+        pytest.skip("not a git checkout")
+    paths = [Path(line) for line in out.stdout.split()]
+    return sorted(".".join(p.with_suffix("").parts) for p in paths
+                  if p.suffix == ".py" and not p.name.startswith("_"))
+
+
+def test_shipped_lists_exactly_the_solver_classes_of_the_tracked_modules():
+    import importlib
+
+    modules = _tracked_solver_modules()
+    for module in modules:
+        importlib.import_module(module)
+    solvers.names()
+    found = {registry.qualified_name(cls) for cls in registry._REGISTRY.values() if cls.__module__ in modules}
+    assert found == registry.SHIPPED, ("add a new shipped solver to SHIPPED, or drop a removed one: "
+                                       f"missing {sorted(found - registry.SHIPPED)}, "
+                                       f"stale {sorted(registry.SHIPPED - found)}")
+
+
+def test_every_shipped_solver_is_trusted_and_unknown_names_are_not():
+    shipped = [name for name in solvers.names() if registry.qualified_name(solvers.get(name)) in registry.SHIPPED]
+    assert len(shipped) == len(registry.SHIPPED)
+    assert all(solvers.is_builtin(name) for name in shipped)
+    assert not solvers.is_builtin("no-such-solver")
+
+
+def test_a_solver_whose_module_is_in_the_solvers_package_but_not_shipped_is_a_plugin(scratch_registry):
+    # what a file dropped into solvers/shortcut/ defines (issue 15, class 5: trusted by its module's name)
+    registry.register(_solver_class("rogue", "solvers.shortcut.rogue"))
+    assert solvers.get("rogue").__module__ == "solvers.shortcut.rogue"
+    assert not solvers.is_builtin("rogue")
+
+
+def test_a_class_borrowing_a_shipped_name_is_not_trusted(scratch_registry):
+    fake = _solver_class("annealing-lookalike", "solvers.shortcut.annealing", "Annealing")
+    assert registry.qualified_name(fake) in registry.SHIPPED  # the name alone would pass
+    registry.register(fake)
+    assert not solvers.is_builtin("annealing-lookalike")
+    assert solvers.is_builtin("annealing")
+
+
+def test_another_class_cannot_take_a_shipped_solvers_name(scratch_registry):
+    with pytest.raises(TypeError, match="solver name 'annealing' is taken by solvers.shortcut.annealing:Annealing"):
+        registry.register(_solver_class("annealing", "solvers.shortcut.zzz_rogue", "Annealing"))
+
+
+def test_entry_point_and_environment_plugins_are_not_trusted(scratch_registry, monkeypatch, tmp_path):
+    cls = _solver_class("from-an-entry-point", "some_package.solver")
+    point = md.EntryPoint(name="x", value="some_package.solver:Rogue", group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(md.EntryPoint, "load", lambda self: cls)
+    monkeypatch.setattr(md, "entry_points", lambda group=None: [point] if group == registry.ENTRY_POINT_GROUP else [])
+    registry._load_entry_points()
+    assert solvers.get("from-an-entry-point") is cls and not solvers.is_builtin("from-an-entry-point")
+
+    (tmp_path / "trust_env_plugin.py").write_text(
+        "import numpy as np\nfrom harness.problems.shortcut.problem import Solution\n"
+        "from solvers.contract import Solver, register\n\n\n@register\nclass EnvPlugin(Solver):\n"
+        "    name = 'from-the-environment'\n    description = 'x'\n\n"
+        "    def solve(self, problem, *, seed, budget, report):\n"
+        "        return Solution(problem, np.empty((0, 2), dtype=np.int64))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("HOPBENCH_SOLVER_MODULES", "trust_env_plugin")
+    monkeypatch.delitem(sys.modules, "trust_env_plugin", raising=False)
+    try:
+        assert "from-the-environment" in solvers.names() and not solvers.is_builtin("from-the-environment")
+    finally:
+        sys.modules.pop("trust_env_plugin", None)
+
+
+def test_the_warm_up_limit_is_generous_for_shipped_solvers_and_60_s_for_plugins(monkeypatch):
+    monkeypatch.delenv(PLUGIN_WARMUP_LIMIT_ENV, raising=False)
+    assert warm_up_limit(1.0, trusted=True) == BUILTIN_WARMUP_LIMIT
+    assert warm_up_limit(1000.0, trusted=True) == hard_limit(1000.0)
+    assert warm_up_limit(1000.0, trusted=False) == DEFAULT_PLUGIN_WARMUP_LIMIT == 60.0
+    monkeypatch.setenv(PLUGIN_WARMUP_LIMIT_ENV, "2.5")
+    assert warm_up_limit(1.0, trusted=False) == plugin_warm_up_limit() == 2.5
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "soon", "nan", "inf"])
+def test_a_malformed_plugin_warm_up_limit_is_a_one_line_error_naming_the_variable(monkeypatch, value):
+    monkeypatch.setenv(PLUGIN_WARMUP_LIMIT_ENV, value)
+    with pytest.raises(HopbenchError, match=f"{PLUGIN_WARMUP_LIMIT_ENV}=.* positive number of seconds") as info:
+        plugin_warm_up_limit()
+    assert "\n" not in str(info.value)
+
+
+def test_a_strict_warm_up_raises_the_first_failure_every_time_and_declines_are_no_failure(monkeypatch):
+    from harness.errors import SolverDeclined
+
+    monkeypatch.setattr(warmup, "_warmed", set())
+    monkeypatch.setattr(warmup, "_failed", {})
+    calls = []
+
+    def run(solver, problem, *, seed, budget):
+        calls.append(budget)
+        if len(calls) == 1:
+            raise SolverDeclined(solver.name, "not this one")
+        raise RuntimeError("kernel failed")
+
+    monkeypatch.setattr(warmup, "execute", run)
+    with pytest.raises(warmup.WarmUpFailed, match="warm-up problem 2/6 of kind shortcut: RuntimeError") as first:
+        warmup.warm_up_solver("random", time_s=6.0, strict=True)
+    assert first.value.index == 2 and first.value.kind == "shortcut"
+    assert calls[0].time_s == pytest.approx(0.25)  # a quarter of 6 s shared by 6 warm-up problems
+    with pytest.raises(warmup.WarmUpFailed):
+        warmup.warm_up_solver("random", time_s=6.0, strict=True)
+    assert len(calls) == 2  # not tried again
+    warmup.warm_up_solver("random")  # the lenient warm-up of a shipped solver never raises
+
+
+def test_the_warm_up_budget_shares_the_time_and_never_exceeds_the_usual_one():
+    assert warmup.warm_up_budget(None, 6) == warmup.WARM_UP_BUDGET
+    assert warmup.warm_up_budget(60.0, 6).time_s == 2.5
+    assert warmup.warm_up_budget(6000.0, 2).time_s == warmup.WARM_UP_BUDGET.time_s
+    assert warmup.warm_up_budget(60.0, 6).evaluations == warmup.WARM_UP_BUDGET.evaluations
