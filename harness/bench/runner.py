@@ -99,7 +99,8 @@ def _param_sets(name: str, overrides: dict[str, list[str]]) -> list[tuple[dict[s
     for combo in itertools.product(*(overrides[k] for k in keys)) if keys else [()]:
         solver = solvers.create(name, **dict(zip(keys, combo)))  # validates names and types
         chosen = {k: solver.config[k] for k in keys}
-        out.append((dict(solver.config), params_tag(chosen)))
+        reading = solver.reading()  # a published reading is named on boards: "paper: distances=base,order=..."
+        out.append((dict(solver.config), f"{reading}: {params_tag(chosen)}" if reading else params_tag(chosen)))
     return out
 
 

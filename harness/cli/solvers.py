@@ -29,7 +29,9 @@ def describe() -> list[dict]:
                 if prm.also:
                     entry["search"]["also"] = list(prm.also)
             params[key] = entry
-        out.append({"name": name, "kinds": list(cls.kinds), "description": cls.description, "params": params})
+        readings = {key: {"meaning": meaning, "params": values} for key, (meaning, values) in cls.readings.items()}
+        out.append({"name": name, "kinds": list(cls.kinds), "description": cls.description, "params": params,
+                    "readings": readings})
     return out
 
 
@@ -42,4 +44,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{row['name']}  [{', '.join(row['kinds'])}]  {row['description']}")
         for key, p in row["params"].items():
             print(f"    {key} = {p['default']!r}  ({p['type']})  {p['help']}")
+        for key, r in row["readings"].items():
+            values = " ".join(f"--param {row['name']}.{k}={v}" for k, v in r["params"].items())
+            print(f"    reading {key!r}: {r['meaning']}  ({values})")
     return 0

@@ -89,6 +89,9 @@ def check_declared_parameters(name: str) -> None:
             assert p.low <= p.high, f"{name}: {key} has low > high"
     for key in cls.search_space():
         assert key in cls.params
+    for reading, (meaning, values) in cls.readings.items():
+        assert meaning, f"{name}: reading {reading!r} does not say what it is"
+        assert solvers.create(name, **values).reading() == reading, f"{name}: reading {reading!r} is not recognised"
 
 
 def check_exercised(name: str) -> None:

@@ -109,6 +109,17 @@ class Solver(ABC):
     params: ClassVar[dict[str, Param]] = {}
     #: True when the solver guarantees every vertex ends at the cap on ``regular`` problems
     supports_regular: ClassVar[bool] = False
+    #: named parameter sets that reproduce a published reading of the method, ``{name: (what it is,
+    #: {param: value})}``; boards label a row run with exactly those values by the name
+    readings: ClassVar[dict[str, tuple[str, dict[str, Any]]]] = {}
+
+    def reading(self) -> str | None:
+        """The name of the reading this solver's configuration is (its values and defaults elsewhere)."""
+        defaults = {k: p.default for k, p in self.params.items()}
+        for name, (_meaning, values) in self.readings.items():
+            if self.config == dict(defaults, **values):
+                return name
+        return None
 
     def __init__(self, **values: Any) -> None:
         unknown = sorted(set(values) - set(self.params))

@@ -55,6 +55,8 @@ class VertexRandomShortcuts(Solver):
         "distances": Param("current", "rank destinations by current distances or by base-graph distances",
                            choices=("current", "base"), tunable=False),
     }
+    readings = {"paper": ("the EdgeCut paper's reading (Fuad et al. 2022, Table 2): sequential order, base "
+                          "distances", {"order": "sequential", "distances": "base"})}
 
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         k, y = int(self.config["k"]), int(self.config["y"])
