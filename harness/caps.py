@@ -8,6 +8,7 @@ for a 10^6-vertex graph.  A value over a cap is a one-line
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -48,6 +49,21 @@ class Cap:
                     else f"{value:.3g}"
             raise HopbenchError(f"{what} is {shown}, above the cap of {limit:,} {self.meaning}; "
                                 f"raise it with {self.env}=N if your machine has room for it")
+
+
+def env_seconds(env: str, default: float) -> float:
+    """A positive, finite number of seconds from environment variable ``env`` (``default`` when unset);
+    anything else is a one-line error naming the variable.  Read on every call, so a worker reads its own."""
+    text = os.environ.get(env, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise HopbenchError(f"{env}={text[:40]!r} is not a positive number of seconds; set it to e.g. {env}={default:g}")
+    return value
 
 
 #: vertices of one graph (a base, an Equality network, a solution's declared n)

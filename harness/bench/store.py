@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sqlite3
 import time
@@ -172,17 +171,9 @@ def masked(text: str, url: str | None) -> str:
 
 def connect_timeout() -> int:
     """Seconds a database server gets to answer a connection: ``$HOPBENCH_CONNECT_TIMEOUT``, else 10."""
-    text = os.environ.get(CONNECT_TIMEOUT_ENV, "").strip()
-    if not text:
-        return DEFAULT_CONNECT_TIMEOUT
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise HopbenchError(f"{CONNECT_TIMEOUT_ENV}={text!r} is not a positive number of seconds; set it to e.g. "
-                            f"{CONNECT_TIMEOUT_ENV}={DEFAULT_CONNECT_TIMEOUT}")
-    return max(1, math.ceil(value))  # the drivers take whole seconds
+    from harness.caps import env_seconds
+
+    return max(1, math.ceil(env_seconds(CONNECT_TIMEOUT_ENV, DEFAULT_CONNECT_TIMEOUT)))  # the drivers take whole seconds
 
 
 def parse_url(url: str) -> URL:

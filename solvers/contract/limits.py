@@ -15,10 +15,7 @@ unless ``$HOPBENCH_PLUGIN_WARMUP_LIMIT`` says otherwise.
 """
 from __future__ import annotations
 
-import math
-import os
-
-from harness.errors import HopbenchError
+from harness.caps import env_seconds
 
 #: the overrun every solver may take past its time limit: at least this many seconds ...
 MIN_OVERRUN_S = 0.5
@@ -49,17 +46,7 @@ def plugin_warm_up_limit() -> float:
     Read on every call (a Dask worker reads its own environment); a value that is not a
     positive number of seconds is a one-line error naming the variable.
     """
-    text = os.environ.get(PLUGIN_WARMUP_LIMIT_ENV, "").strip()
-    if not text:
-        return DEFAULT_PLUGIN_WARMUP_LIMIT
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise HopbenchError(f"{PLUGIN_WARMUP_LIMIT_ENV}={text[:40]!r} is not a positive number of seconds; set it "
-                            f"to e.g. {PLUGIN_WARMUP_LIMIT_ENV}={DEFAULT_PLUGIN_WARMUP_LIMIT:g}")
-    return value
+    return env_seconds(PLUGIN_WARMUP_LIMIT_ENV, DEFAULT_PLUGIN_WARMUP_LIMIT)
 
 
 def warm_up_limit(time_limit: float, trusted: bool) -> float:
