@@ -42,6 +42,32 @@ would write:
 * ``init``: ``empty``, ``random`` (random feasible shortcuts up to the
   budget) or another solver's solution, e.g. ``edgecut-full`` or
   ``edgecut-full:t=0`` (which gets ``init_share`` of the budget).
+
+**Swap mode** (``swaps=auto``, the default, when the budget can fill every free port and
+``init`` is empty or random — graph golf's order/degree problem is ``empty:n``, cap d, budget
+n d / 2): the state is a random near-regular graph (every port taken; one left when their
+number is odd) made connected by swaps, and the move is the degree-preserving 2-opt swap of two
+shortcuts' endpoints, (a, b), (c, d) -> (a, d), (b, c), scored by an exact bit-parallel BFS
+(:mod:`solvers.shortcut._golf`, :mod:`solvers.shortcut._golf_kernel`, which state the rules):
+unreachable pairs first, the diameter rigid for golf and diameter (as ODP's SA), then
+Metropolis on the total distance, with the uniform draw made *before* the BFS so that it stops
+as soon as the move can be neither accepted nor a new best.  Temperatures are absolute, in
+pair-distance units: ``swap_t0`` (0: ODP's calibration, the largest rise over 100 greedy moves /
+ln 2) down to ``swap_t1`` (ODP's 0.217), geometric over the budget.  ``symmetry=g`` anneals
+graphs invariant under v -> v + n/g (swaps act on orbits of g edges; BFS from the n/g sources of
+one orbit, the rest by symmetry); ``symmetry=0`` picks small orbits automatically, which on the
+graph golf instances anneals much better (see :data:`solvers.shortcut._golf.AUTO_ORBITS_PER_BIT`).
+
+Why a full BFS per swap rather than the incremental kernel above: on this problem almost every
+pair's distance can change, and the removal repair works on dense n x n matrices.  Measured by
+``tests/benchmarks/bench_golf_eval.py`` (greedy swaps from a random regular graph, moves per CPU
+second on this project's shared 2-core machine; incremental kernel / one full BFS per move), one
+full bit-parallel BFS beats the incremental kernel at every size measured, 2x to 8x, so there is
+no crossover to switch at: d = 4: n = 16 334k / 868k, 64 53k / 444k, 256 5.9k / 33k, 1024 838 /
+3.8k; d = 8: n = 16 285k / 628k, 64 95k / 200k, 256 9.8k / 51k, 1024 1.6k / 3.2k.  The swap
+evaluation also keeps every BFS level of the current graph and recomputes, level by level, only
+the rows a swap can change while they are few (1024 / 4: 4.4k moves/s; 256 / 8: 67k), and the
+annealer's early exit cuts most rejected moves short.
 """
 from __future__ import annotations
 
@@ -58,12 +84,15 @@ from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
 from solvers.shortcut import _annealing_kernel as K
+from solvers.shortcut import _golf
 from solvers.shortcut.feasible import FeasiblePairs
 
 #: evaluations per kernel call when the schedule follows an evaluation count (fixed, so runs are reproducible)
 EVAL_CHUNK = 1024
 #: wall time one kernel call aims at under a time budget (seconds): the budget is polled between calls
 TIME_SLICE = 0.02
+#: greedy moves that calibrate the swap mode's start temperature (ODP's SA uses 100)
+CALIBRATION_MOVES = 100
 
 
 def parse_init(text: str) -> tuple[str, dict[str, str]]:
@@ -194,6 +223,22 @@ class Annealing(Solver):
         "moves": Param(200_000, "schedule length in moves when the run has neither a time nor an evaluation budget",
                        minimum=1, tunable=False),
         "cache_mb": Param(512, "memory for cached removal matrices (MB)", minimum=1, tunable=False),
+        # ---- swap mode (the budget fills every port: graph golf's order/degree problem)
+        "swaps": Param("auto", "auto: when the budget can fill every free port (and init is empty or random), "
+                               "anneal a random near-regular graph with degree-preserving 2-opt swaps scored by a "
+                               "full bit-parallel BFS; off: always the shortcut-set moves", choices=("auto", "off"),
+                       tunable=False),
+        "symmetry": Param(1, "swap mode: g-fold rotational symmetry (v -> v + n/g): n divisible by g, the base "
+                             "invariant; evaluation cost / g.  1: none; 0: automatic (small orbits: the smallest "
+                             "m = n/g >= 4 with m x cap / 2 >= 1.25 log2(n) edge orbits; none if n has no such m)", minimum=0, tunable=False),
+        "swap_t0": Param(0.0, "swap mode: start temperature in pair-distance units (0: calibrated like ODP's SA, "
+                              "the largest rise over 100 greedy moves / ln 2)", minimum=0.0, tunable=False),
+        "swap_t1": Param(0.217, "swap mode: final temperature in pair-distance units (0.217 = 2 / ln 1e4: a "
+                                "one-pair, one-hop rise accepted 1 time in 100; ODP's value)",
+                         low=0.02, high=2.0, log=True, minimum=1e-6),
+        "diameter_weight": Param(0.0, "swap mode, golf: extra energy per pair at the current diameter while it is "
+                                      "above the Moore bound (0: the diameter only by the lexicographic rule)",
+                                 low=0.0, high=4.0, minimum=0.0),
     }
 
     # ------------------------------------------------------------------ init
@@ -243,6 +288,14 @@ class Annealing(Solver):
             # every point of the search space (where each is drawn on its own) is a valid setting
             cfg["p_endpoint"], cfg["p_swap"] = cfg["p_endpoint"] / share, cfg["p_swap"] / share
         rng = np.random.default_rng(seed)
+        if (cfg["swaps"] == "auto" and str(cfg["init"]).strip() in ("empty", "random")
+                and _golf.applies(problem)):
+            solution = self._solve_swaps(problem, cfg, rng, budget, report)
+            if solution is not None:
+                return solution
+        elif int(cfg["symmetry"]) > 1:
+            raise HopbenchError("symmetry applies to swap mode only: a budget that fills every free port, "
+                                "swaps=auto and init empty or random")
         start = self._initial(problem, seed, rng, budget, report)
         kernel_rng = rng.integers(1, np.iinfo(np.uint64).max, size=4, dtype=np.uint64)
         n = problem.n
@@ -305,6 +358,102 @@ class Annealing(Solver):
         stats["final_objective"] = _objective_of(objective, int(state.ivars[K.I_CUR_Q]), float(state.fvars[K.F_CUR_E]))
         # no timings here: a seeded run under an evaluation budget must give the same document twice
         return Solution(problem, state.best_shortcuts(), extra=stats)
+
+    # ------------------------------------------------------------------ swap mode
+
+    def _solve_swaps(self, problem: ShortcutProblem, cfg: dict[str, Any], rng: np.random.Generator,
+                     budget: Budget, report: Reporter) -> Solution | None:
+        """Anneal a random near-regular graph with 2-opt swaps (:mod:`solvers.shortcut._golf`);
+        None when no random fill of every port was found (the caller falls back on shortcut moves)."""
+        g = _golf.symmetry_for(problem, int(cfg["symmetry"]))
+        kernel_rng = rng.integers(1, np.iinfo(np.uint64).max, size=4, dtype=np.uint64)
+        try:
+            state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=float(cfg["diameter_weight"]))
+        except _golf.FillFailed:
+            if g != 1:
+                raise HopbenchError(f"symmetry={g}: no random symmetric graph filling every port was found; "
+                                    "try another symmetry") from None
+            return None
+        objective = problem.objective
+        best_value = _objective_of(objective, *state.best)
+        report(best_value, moves=0, shortcuts=int(state.best_shortcuts().shape[0]))
+        done_total = 0
+
+        def counted(k: int) -> None:
+            nonlocal done_total, best_value
+            done_total += k
+            report.count(k)
+            value = _objective_of(objective, *state.best)
+            if value < best_value:
+                best_value = value
+                report(value, moves=done_total)
+
+        def allowance() -> int:
+            return budget.evaluations - report.evaluations if budget.evaluations is not None else 1 << 62
+
+        # the start temperature: ODP's calibration (greedy moves, the largest rise / ln 2)
+        t1 = float(cfg["swap_t1"])
+        t0 = float(cfg["swap_t0"])
+        if t0 <= 0.0:
+            left = min(CALIBRATION_MOVES, allowance())
+            chunk = 1
+            while left > 0 and not report.should_stop():
+                began = time.perf_counter()
+                k = state.run(min(chunk, left), 0.0, 0.0, 0.0, 0.0, kernel_rng, calibrate=True)
+                counted(k)
+                left -= min(chunk, left)
+                if k == 0:
+                    break
+                chunk = _next_chunk(k, time.perf_counter() - began, report)
+            t0 = max(float(state.fvars[_golf.G.F_MAXDIFF]) / math.log(2.0), t1)
+        t0 = max(t0, t1)
+        legs = int(cfg["restarts"]) + 1
+        if budget.evaluations is not None:
+            mode, horizon = "evals", max(budget.evaluations - report.evaluations, 1)
+        elif budget.time_s is not None:
+            mode, horizon = "time", max(report.remaining_time(), 1e-9)
+        else:
+            mode, horizon = "moves", int(cfg["moves"])
+        t_start = report.elapsed()
+        run_total = 0
+        leg = 0
+        chunk = 1
+        while not report.should_stop():
+            frac = (report.elapsed() - t_start) / horizon if mode == "time" else run_total / horizon
+            if frac >= 1.0:
+                break
+            this_leg = min(int(frac * legs), legs - 1)
+            if this_leg > leg:
+                leg = this_leg
+                state.reload_best()
+            local = frac * legs - leg
+            if mode == "time":
+                want, dfrac = chunk, 0.0
+            else:
+                to_leg_end = math.ceil((leg + 1) * horizon / legs) - run_total
+                want = max(1, min(EVAL_CHUNK, to_leg_end, horizon - run_total, allowance()))
+                dfrac = legs / horizon
+            began = time.perf_counter()
+            done = state.run(want, t0, t1, local, dfrac, kernel_rng)
+            run_total += done
+            counted(done)
+            if done < want:
+                break  # no valid swap can be drawn (a tiny or complete graph)
+            if mode == "time":
+                chunk = _next_chunk(done, time.perf_counter() - began, report)
+        names = ("moves", "accepted", "improved", "early_exits", "too_long", "invalid_draws", "rotations")
+        stats = dict(zip(names, map(int, state.stats)))
+        stats.update(mode="swaps", symmetry=g, start_temperature=round(t0, 6),
+                     final_objective=_objective_of(objective, *state.current))
+        return Solution(problem, state.best_shortcuts(), extra=stats)
+
+
+def _next_chunk(done: int, spent: float, report: Reporter) -> int:
+    """Evaluations for the next kernel call: about TIME_SLICE seconds, never past the time budget."""
+    if spent <= 0:
+        return max(1, done * 2)
+    rate = done / spent
+    return int(max(1, min(rate * TIME_SLICE, rate * report.remaining_time() + 1, 1_000_000)))
 
 
 __all__ = ["Annealing", "parse_init"]

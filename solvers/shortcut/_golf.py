@@ -1,0 +1,247 @@
+"""The swap mode of the ``annealing`` solver: a near-regular graph, degree-preserving 2-opt swaps,
+exact bit-parallel evaluation (the kernel and its rules are in :mod:`solvers.shortcut._golf_kernel`).
+
+It applies when the budget can fill every free port (``budget >= sum(cap - base degree) // 2``) —
+the order/degree problem of graph golf is the case ``empty:n``, cap d, budget ``n d / 2``.
+Filling every port never lengthens a distance, so nothing is lost by searching only graphs with
+every port taken (one port stays free when their number is odd).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from harness.errors import HopbenchError
+from harness.problems.shortcut.problem import ShortcutProblem
+from solvers.shortcut import _golf_kernel as G
+
+#: most uint64 words per vertex in one BFS batch (64 sources each).  Wider batches cost less per
+#: word (see harness.engine.bitparallel: 1.95 us per word at 16 words against 4.5 at one word,
+#: n = 1024); 16 words keep the two bitset arrays of n = 1024 at 256 KB, inside L2.
+MAX_WORDS = 16
+#: most memory for the incremental evaluation's stored BFS levels (two copies of each level)
+LEVELS_MEMORY = 256 * 2**20
+#: random restarts of the random fill before the solver falls back to shortcut moves
+FILL_ATTEMPTS = 50
+
+
+class FillFailed(Exception):
+    """The random fill of every port got stuck (very dense problems); use shortcut moves instead."""
+
+
+def applies(problem: ShortcutProblem) -> bool:
+    """True when the budget can fill every free port (and there are at least two)."""
+    ports = int(problem.free_ports.sum())
+    return ports >= 2 and problem.budget >= ports // 2
+
+
+def moore_source_sum(n: int, d: int) -> int:
+    """Least possible sum of distances from one vertex to the n - 1 others at maximum degree d."""
+    if n <= 1 or d <= 0 or (d == 1 and n > 2):
+        return 0
+    placed, level, total = 1, 1, 0
+    while placed < n:
+        take = min(d * (d - 1) ** (level - 1), n - placed)
+        total += level * take
+        placed += take
+        level += 1
+    return total
+
+
+#: the automatic symmetry takes the smallest orbit size m >= AUTO_MIN_ORBIT (dividing n) whose m d / 2
+#: edge orbits number at least AUTO_ORBITS_PER_BIT x log2(n).  Small orbits shrink the search space
+#: a lot (m d / 2 orbits of edges instead of n d / 2 edges) and, measured on graph golf instances
+#: (20 s, one core, seed 1; ASPL at the diameter reached), anneal far better than large ones:
+#: (72, 4) m = 4: 2.98592 (the optimum, 2 of 2 seeds at 2M evaluations), m = 8: 2.99296, m = 36: 3.02;
+#: (256, 8) m = 4 / 8 / 16 / 32 / 64: 2.7500 / 2.7564 / 2.7588 / 2.7609 / 2.7611;
+#: (512, 6) m = 4 / 8 / 64: 3.6116 / 3.6196 / 3.6226; (1024, 8) m = 4 / 16 / 64: 3.5215 / 3.5258 / 3.5318;
+#: but (1024, 4) needs more orbits: m = 4 gives diameter 8 / 5.5557, m = 8 diameter 7 / 5.4792 (the
+#: best-known diameter), m = 16 / 64: 8 / 5.4607, 5.4664.  The log2(n) rule picks m = 4 for the first
+#: four and m = 8 for (1024, 4).  Up to 64 vertices it picks none: one word holds every source there,
+#: so symmetry saves no BFS work, and (32, 5) anneals better without (2.0363-2.0383 in 3 of 3 seeds,
+#: against 2.0565 at m = 4).
+AUTO_MIN_ORBIT = 4
+AUTO_ORBITS_PER_BIT = 1.25
+
+
+def auto_symmetry(n: int, ports: int, rotation_ok=lambda g: True) -> int:
+    """g = n / m for the smallest m >= AUTO_MIN_ORBIT dividing n with m x ports even, m x ports / 2 >=
+    AUTO_ORBITS_PER_BIT x log2(n) and ``rotation_ok(g)``; 1 when there is none with g >= 2, or n <= 64."""
+    if n <= 64 or ports < 1:
+        return 1  # one word already holds every source: symmetry would save no BFS work
+    need = AUTO_ORBITS_PER_BIT * math.log2(n)
+    for m in range(AUTO_MIN_ORBIT, n // 2 + 1):
+        if n % m or (m * ports) % 2 or m * ports / 2 < need:
+            continue
+        if rotation_ok(n // m):
+            return n // m
+    return 1
+
+
+def _rotation_invariant(problem: ShortcutProblem, g: int) -> bool:
+    n = problem.n
+    m = n // g
+    e = problem.base.edges.astype(np.int64)
+    if not e.shape[0]:
+        return True
+    rot = np.sort((e + m) % n, axis=1)
+    return bool(np.array_equal(np.sort(rot[:, 0] * n + rot[:, 1]), np.sort(e[:, 0] * n + e[:, 1])))
+
+
+def symmetry_for(problem: ShortcutProblem, g: int) -> int:
+    """``g``, or for g = 0 the automatic choice (see :func:`auto_symmetry`)."""
+    if g != 0:
+        return g
+    free = problem.free_ports
+    if np.any(free != free[0]):
+        return 1
+    return auto_symmetry(problem.n, int(free[0]), lambda h: _rotation_invariant(problem, h))
+
+
+def check_symmetry(problem: ShortcutProblem, g: int) -> None:
+    """One-line errors for a symmetry the problem cannot have."""
+    n = problem.n
+    if g < 1 or n % g:
+        raise HopbenchError(f"symmetry={g} needs a vertex count divisible by it; {n} is not (use a divisor of {n}, "
+                            "or symmetry=1)")
+    if g == 1:
+        return
+    m = n // g
+    if not _rotation_invariant(problem, g):
+        raise HopbenchError(f"symmetry={g} needs a base graph invariant under v -> v + {m} (mod {n}); "
+                            f"{problem.base_spec or 'this base'} is not (use symmetry=1)")
+    ports = int(problem.free_ports[:m].sum())
+    if ports % 2:
+        raise HopbenchError(f"symmetry={g} pairs the {ports} free ports of the {m} vertices of one orbit, an odd "
+                            "number; choose a symmetry g with (n/g) x (free ports per vertex) even")
+
+
+class SwapState:
+    """The arrays of :func:`solvers.shortcut._golf_kernel.run_swaps`, built from a random start."""
+
+    def __init__(self, problem: ShortcutProblem, g: int, rng: np.ndarray, *, diameter_weight: float) -> None:
+        check_symmetry(problem, g)
+        self.problem = problem
+        n = problem.n
+        self.n, self.g, self.m = n, g, n // g
+        m = self.m
+        cap = int(problem.degree_cap)
+        self.obj = G.OBJ_CODES[problem.objective]
+        lb_d, _ = problem.lower_bounds()
+        self.lb_diam = int(lb_d) if math.isfinite(lb_d) else n
+        self.src_lb = moore_source_sum(n, cap)
+        self.lam = float(diameter_weight)
+        # the representatives' slot table: base slots first
+        base_deg = problem.base.degree.astype(np.int64)
+        width = max(cap, 1)
+        self.radj = np.full((m, width), -1, np.int64)
+        indptr, indices = problem.base.csr
+        for r in range(m):
+            nb_ = indices[indptr[r]:indptr[r + 1]]
+            self.radj[r, :nb_.size] = nb_
+        self.rbase = base_deg[:m].copy()
+        self.rdeg = np.full(m, cap, np.int64)
+        if not G.random_fill(rng, self.radj, self.rbase, self.rdeg, m, n, g, FILL_ATTEMPTS):
+            raise FillFailed(f"no random fill of every port found in {FILL_ATTEMPTS} attempts")
+        self.nbr = np.full((n, width), -1, np.int64)
+        self.deg = np.tile(self.rdeg, g)
+        for r in range(m):
+            for j in range(self.rdeg[r]):
+                G._sync(self.radj, self.nbr, m, n, r, j)
+        self.slots = np.array([(r, j) for r in range(m) for j in range(self.rbase[r], self.rdeg[r])],
+                              np.int64).reshape(-1, 2)
+        self.undo = np.zeros((4, 3), np.int64)
+        self.components = int(G.connect(rng, self.radj, self.rbase, self.rdeg, self.nbr, self.deg, m, n, g,
+                                        self.slots, self.undo, 200 * max(self.slots.shape[0], 1) + 1000))
+        words = min(MAX_WORDS, (m + 63) // 64)
+        if words == 3:
+            words = 4  # the unrolled four-word kernel beats three narrow words
+        self.A = np.empty((n, words), np.uint64)
+        self.B = np.empty((n, words), np.uint64)
+        self.hist = np.zeros(n + 2, np.int64)
+        self.out = np.zeros(4, np.int64)
+        self.ivars = np.zeros(G.N_IVARS, np.int64)
+        self.fvars = np.zeros(G.N_FVARS, np.float64)
+        self.stats = np.zeros(G.N_STATS, np.int64)
+        self.best_radj = self.radj.copy()
+        self.dscale = 1.0
+        self._measure_current(best=True)
+        self.dscale = float(max(self.ivars[G.I_CUR_D], 1))
+        self._measure_current(best=True)
+        self.inc = self._levels_workspace(words)
+
+    def _levels_workspace(self, words: int) -> tuple:
+        """The arrays of the incremental evaluation (every BFS level of the current graph; see
+        :func:`solvers.shortcut._golf_kernel.evaluate_inc`): for one batch of sources and a connected
+        start, else placeholders that turn it off."""
+        n = self.n
+        lmax = int(self.ivars[G.I_CUR_D])
+        usable = (self.m <= 64 * words and self.ivars[G.I_CUR_R] == 0 and lmax >= 1
+                  and 2 * (lmax + 1) * n * words * 8 <= LEVELS_MEMORY)
+        if not usable:
+            n = lmax = words = 0
+        rows = n * (lmax + 1)
+        return (np.zeros((2, lmax + 1, max(n, 1), max(words, 1)), np.uint64), np.zeros(lmax + 1, np.int64),
+                np.zeros(lmax + 1, np.int64), np.zeros(lmax + 1, np.int64), np.zeros(lmax + 1, np.int64),
+                np.zeros(max(n, 1), np.int64), np.zeros(max(4 * self.g, 1), np.int64), np.zeros(max(n, 1), np.int64),
+                np.zeros(max(n, 1), np.int64), np.zeros(max(n, 1), np.int64), np.zeros(max(rows, 1), np.int64),
+                np.zeros(max(rows, 1), np.int64), np.zeros((max(rows, 1), max(words, 1)), np.uint64),
+                np.zeros(1, np.int64))
+
+    def _measure_current(self, *, best: bool) -> None:
+        e = G.measure(self.nbr, self.deg, self.m, self.A, self.B, self.hist, self.g, self.obj, self.lb_diam,
+                      self.lam, self.dscale, self.ivars, self.fvars, self.out)
+        self.ivars[G.I_LV_VALID] = 0
+        if best:
+            self.best_radj[:] = self.radj
+            self.ivars[G.I_BEST_R] = self.ivars[G.I_CUR_R]
+            self.ivars[G.I_BEST_D] = self.ivars[G.I_CUR_D]
+            self.fvars[G.F_BEST_TRUE] = e
+            self.fvars[G.F_BEST_S] = self.fvars[G.F_CUR_S]
+
+    def reload_best(self) -> None:
+        """Make the best state the current one (a reheat)."""
+        self.radj[:] = self.best_radj
+        for r in range(self.m):
+            for j in range(self.rdeg[r]):
+                G._sync(self.radj, self.nbr, self.m, self.n, r, j)
+        self._measure_current(best=False)
+
+    def run(self, evals: int, temp0: float, temp1: float, frac0: float, dfrac: float, rng: np.ndarray, *,
+            calibrate: bool = False, exit_early: bool = True, incremental: bool = True) -> int:
+        return int(G.run_swaps(
+            int(evals), self.obj, self.g, self.lam, self.lb_diam, self.src_lb, self.dscale, float(temp0),
+            float(temp1), float(frac0), float(dfrac), bool(calibrate), bool(exit_early), bool(incremental), self.radj, self.rbase, self.rdeg, self.nbr,
+            self.deg, self.slots, self.best_radj, self.A, self.B, self.hist, self.ivars, self.fvars, self.stats, rng,
+            self.undo, self.out, self.inc))
+
+    @property
+    def best(self) -> tuple[int, float]:
+        """(unreachable unordered pairs, the annealing kernel's energy) of the best state."""
+        return (self.g * int(self.ivars[G.I_BEST_R])) // 2, float(self.fvars[G.F_BEST_TRUE])
+
+    @property
+    def current(self) -> tuple[int, float]:
+        S, D, H, R = (float(self.fvars[G.F_CUR_S]), int(self.ivars[G.I_CUR_D]), float(self.fvars[G.F_CUR_H]),
+                      int(self.ivars[G.I_CUR_R]))
+        return (self.g * R) // 2, float(G.true_energy(self.obj, self.n, self.g, R, int(S), D, int(H)))
+
+    def shortcuts_of(self, radj: np.ndarray) -> np.ndarray:
+        """The shortcut edges (every orbit expanded), sorted, each once."""
+        n, m, g = self.n, self.m, self.g
+        if self.slots.shape[0] == 0:
+            return np.empty((0, 2), np.int64)
+        r = self.slots[:, 0]
+        w = radj[r, self.slots[:, 1]]
+        shift = np.arange(g, dtype=np.int64)[:, None] * m
+        u = (r[None, :] + shift).ravel()
+        v = ((w[None, :] + shift) % n).ravel()
+        e = np.stack([np.minimum(u, v), np.maximum(u, v)], axis=1)
+        return np.unique(e, axis=0)
+
+    def best_shortcuts(self) -> np.ndarray:
+        return self.shortcuts_of(self.best_radj)
+
+    def current_shortcuts(self) -> np.ndarray:
+        return self.shortcuts_of(self.radj)

@@ -1,0 +1,223 @@
+"""The annealing solver's swap mode: near-regular start, 2-opt swaps on (symmetric) orbits,
+exact bit-parallel evaluation with an early exit that never changes a decision."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import solvers
+from harness.errors import HopbenchError
+from harness.graphs.topologies import parse_spec
+from harness.problems.shortcut.problem import ShortcutProblem
+from harness.testing.conformance import busy_cores
+from solvers.contract.budget import Budget
+from solvers.contract.execution import execute
+from solvers.contract.limits import overrun_allowance
+from solvers.shortcut import _golf
+from solvers.shortcut import _golf_kernel as G
+from solvers.shortcut.annealing import _objective_of
+
+
+def problem(spec, cap, budget=None, objective="golf"):
+    base = parse_spec(spec)
+    if budget is None:
+        budget = int((cap - base.degree).sum()) // 2
+    return ShortcutProblem(base, cap, budget, objective, base_spec=spec)
+
+
+def krng(seed):
+    return np.random.default_rng(seed).integers(1, 2**63, size=4, dtype=np.uint64)
+
+
+def run(p, *, seed=1, evaluations=2000, **params):
+    return execute(solvers.create("annealing", **params), p, seed=seed, budget=Budget(evaluations=evaluations))
+
+
+def edge_set(edges):
+    return {(int(min(u, v)), int(max(u, v))) for u, v in edges}
+
+
+def check_state(state, p):
+    """The kernel's current and best states against a recomputation from the edge lists."""
+    for shortcuts, (q, energy) in ((state.current_shortcuts(), state.current), (state.best_shortcuts(), state.best)):
+        ev = p.evaluate(shortcuts)  # validates: no loop, no repeat, nothing in the base, degrees <= cap
+        assert ev.unreachable_pairs == q
+        assert ev.objective == pytest.approx(_objective_of(p.objective, q, energy), abs=1e-12)
+    # the full neighbour table is the orbit expansion of the representatives' slots
+    m, n = state.m, state.n
+    for v in range(n):
+        r, k = v % m, v // m
+        assert state.deg[v] == state.rdeg[r]
+        assert np.array_equal(state.nbr[v, :state.deg[v]], (state.radj[r, :state.rdeg[r]] + k * m) % n)
+
+
+@pytest.mark.parametrize("spec, cap, g, objective", [
+    ("empty:64", 4, 1, "golf"),
+    ("empty:63", 5, 1, "aspl"),  # n d odd: one port stays free
+    ("empty:96", 6, 4, "golf"),
+    ("empty:60", 3, 3, "diameter"),  # orbit self-edges possible (r -- r + k m)
+    ("ring:40", 5, 1, "ad"),  # a base: only shortcut slots move
+    ("ring:48", 6, 8, "golf"),  # a rotation-invariant base with symmetry
+])
+def test_swaps_keep_an_exact_valid_state(spec, cap, g, objective):
+    p = problem(spec, cap, objective=objective)
+    state = _golf.SwapState(p, g, krng(3), diameter_weight=1.0)
+    degree = p.base.degree + np.bincount(state.current_shortcuts().ravel(), minlength=p.n)
+    ports = int((cap - p.base.degree).sum())
+    assert (degree == cap).sum() == p.n - (ports % 2) and degree.min() >= cap - 1
+    rng = krng(4)
+    for temp in (50.0, 5.0, 0.5):
+        state.run(400, temp, temp, 0.0, 0.0, rng)
+        check_state(state, p)
+    assert state.stats[G.S_ACCEPTED] > 20
+    if g > 1:
+        # the edge set is invariant under the rotation v -> v + n/g
+        e = state.current_shortcuts()
+        assert edge_set((e + state.m) % p.n) == edge_set(e)
+    degree = p.base.degree + np.bincount(state.current_shortcuts().ravel(), minlength=p.n)
+    assert (degree == cap).sum() == p.n - (ports % 2)  # swaps never change a degree
+
+
+def test_a_rejected_move_is_undone_exactly():
+    p = problem("empty:50", 5)
+    state = _golf.SwapState(p, 5, krng(1), diameter_weight=0.0)
+    rng = krng(2)
+    for _ in range(200):
+        before = state.radj.copy(), state.nbr.copy()
+        k = G.draw_move(rng, state.radj, state.rbase, state.rdeg, state.nbr, state.m, state.n, state.g,
+                        state.slots, state.undo)
+        if k:
+            G.undo_move(state.radj, state.nbr, state.m, state.n, state.undo, k)
+        assert np.array_equal(state.radj, before[0]) and np.array_equal(state.nbr, before[1])
+
+
+@pytest.mark.parametrize("spec, cap, g, objective, weight", [
+    ("empty:200", 6, 1, "golf", 0.0),
+    ("empty:200", 6, 1, "golf", 2.0),
+    ("empty:256", 4, 4, "golf", 1.0),
+    ("empty:130", 5, 1, "aspl", 0.0),  # three words: padded to four
+    ("empty:144", 3, 1, "ad", 0.0),
+    ("empty:640", 3, 1, "diameter", 0.0),  # ten words: the row-buffer kernel
+    ("empty:1100", 3, 1, "golf", 0.0),  # two batches of sources: no stored levels, the Moore bound for the rest
+])
+def test_the_early_exit_and_the_stored_levels_never_change_a_decision(spec, cap, g, objective, weight):
+    """Same seed with and without the early exit, with and without the incremental evaluation from
+    stored levels: the same trajectory, move by move."""
+    p = problem(spec, cap, objective=objective)
+    modes = ((True, True), (False, True), (False, False))  # (exit_early, incremental)
+    states = [_golf.SwapState(p, g, krng(7), diameter_weight=weight) for _ in modes]
+    rngs = [krng(8) for _ in modes]
+    t0 = 60.0
+    for i in range(6):
+        for s, r, (early, inc) in zip(states, rngs, modes):
+            s.run(150, t0, 0.3, i / 6, 1 / 900, r, exit_early=early, incremental=inc)
+        a = states[0]
+        for b in states[1:]:
+            assert np.array_equal(a.radj, b.radj) and np.array_equal(a.best_radj, b.best_radj)
+            assert a.best == b.best and np.array_equal(a.stats[:3], b.stats[:3])
+        check_state(a, p)
+    assert states[0].stats[G.S_EARLY] > 0 and states[1].stats[G.S_EARLY] == 0
+    if objective in ("golf", "diameter") and p.n <= 64 * _golf.MAX_WORDS:
+        assert states[0].stats[G.S_INCREMENTAL] > 0 and states[2].stats[G.S_INCREMENTAL] == 0
+
+
+def test_a_disconnected_state_only_gets_more_connected():
+    """Unreachable pairs come first: from two separate cycles, moves that disconnect more are
+    never accepted, and the state ends connected."""
+    p = problem("empty:24", 2)
+    state = _golf.SwapState(p, 1, krng(1), diameter_weight=0.0)
+    # two 12-cycles, written into the slot table by hand
+    for r in range(24):
+        base, size = (0, 12) if r < 12 else (12, 12)
+        i = r - base
+        state.radj[r, 0] = base + (i + 1) % size
+        state.radj[r, 1] = base + (i - 1) % size
+        for j in range(2):
+            G._sync(state.radj, state.nbr, state.m, state.n, r, j)
+    state._measure_current(best=True)
+    assert state.current[0] == 144  # 12 x 12 unreachable pairs
+    rng = krng(5)
+    seen = [state.current[0]]
+    for _ in range(300):
+        state.run(1, 1e3, 1e3, 0.0, 0.0, rng)  # hot: any energy rise would pass, a rise in unreachable pairs not
+        seen.append(state.current[0])
+    assert all(b <= a for a, b in zip(seen, seen[1:]))
+    assert seen[-1] == 0 and state.best[0] == 0
+
+
+def test_solver_uses_swaps_when_the_budget_fills_every_port():
+    p = problem("empty:128", 6)
+    out = run(p, evaluations=3000)
+    extra = out.solution.extra
+    assert extra["mode"] == "swaps" and extra["moves"] == 3000  # the 100 calibration moves included
+    assert out.evaluations == 3000
+    degree = np.bincount(out.solution.shortcuts.ravel(), minlength=128)
+    assert (degree == 6).all()
+    assert out.solution.evaluation.diameter <= 5
+    # a budget one short of filling every port keeps the shortcut-set moves
+    short = run(problem("empty:128", 6, budget=383), evaluations=300)
+    assert short.solution.extra.get("mode") != "swaps"
+    # so does swaps=off
+    assert run(p, evaluations=300, swaps="off").solution.extra.get("mode") != "swaps"
+
+
+def test_same_seed_same_solution_and_trace_is_monotone():
+    p = problem("empty:96", 4)
+    first = run(p, seed=4, evaluations=1500, symmetry=0)
+    second = run(p, seed=4, evaluations=1500, symmetry=0)
+    assert np.array_equal(first.solution.shortcuts, second.solution.shortcuts)
+    assert first.solution.extra == second.solution.extra
+    assert first.solution.extra["symmetry"] == 16  # orbits of 6 vertices: 12 edge orbits >= 1.25 log2(96)
+    values = [pt.value for pt in first.trace]
+    assert all(b < a for a, b in zip(values, values[1:]))
+    assert values[-1] == first.solution.evaluation.objective
+
+
+def test_symmetry_option():
+    p = problem("empty:256", 4)
+    out = run(p, evaluations=2000, symmetry=0)
+    assert out.solution.extra["symmetry"] == 32  # orbits of 8 vertices: 16 edge orbits >= 1.25 log2(256)
+    e = out.solution.shortcuts
+    assert edge_set((e + 8) % 256) == edge_set(e)
+    assert out.solution.evaluation.diameter < math.inf
+    assert _golf.auto_symmetry(72, 4) == 18 and _golf.auto_symmetry(1024, 4) == 128
+    assert _golf.auto_symmetry(101, 4) == 1 and _golf.auto_symmetry(64, 4) == 1
+    with pytest.raises(HopbenchError, match="divisible"):
+        run(p, symmetry=3)
+    with pytest.raises(HopbenchError, match="invariant"):
+        run(problem("mesh:4x4", 5), symmetry=2)
+    with pytest.raises(HopbenchError, match="odd"):
+        run(problem("empty:30", 3), symmetry=2)  # 15 vertices x 3 ports per orbit
+    with pytest.raises(HopbenchError, match="swap mode"):
+        run(problem("empty:30", 4, budget=10), symmetry=2)
+
+
+def test_no_connected_graph_exists():
+    # cap 1: a perfect matching is the best there is; the solver returns it, objective inf
+    out = run(problem("empty:10", 1), evaluations=50)
+    assert len(out.solution.shortcuts) == 5 and out.solution.evaluation.objective == math.inf
+
+
+def test_time_limit_rule_in_swap_mode():
+    p = problem("empty:1024", 8)
+    with busy_cores():
+        out = execute(solvers.create("annealing"), p, seed=1, budget=Budget(time_s=1.0))
+    assert out.elapsed_s <= 1.0 + overrun_allowance(1.0)
+    assert out.solution.extra["mode"] == "swaps" and out.solution.extra["moves"] > 100
+
+
+def test_reaches_odps_level_on_256_10():
+    # the issue's example: ODP's SA gets 4 / 2.5887 from 20,000 full evaluations
+    out = run(problem("empty:256", 10), seed=1, evaluations=20_000)
+    ev = out.solution.evaluation
+    assert ev.diameter == 4 and ev.aspl < 2.595
+
+
+def test_reheats_restart_from_the_best_state():
+    p = problem("empty:128", 4)
+    out = run(p, evaluations=3000, restarts=2, swap_t0=500.0)
+    values = [pt.value for pt in out.trace]
+    assert all(b < a for a, b in zip(values, values[1:]))
+    assert out.solution.evaluation.objective == values[-1] and out.evaluations == 3000
