@@ -306,13 +306,7 @@ class Annealing(Solver):
         best_value = _objective_of(objective, *state.best)
         report(best_value, moves=0, shortcuts=int(start.shape[0]))
         legs = int(cfg["restarts"]) + 1
-        # the schedule's clock: evaluations if counted (reproducible), else time, else `moves`
-        if budget.evaluations is not None:
-            mode, horizon = "evals", max(budget.evaluations - report.evaluations, 1)
-        elif budget.time_s is not None:
-            mode, horizon = "time", max(report.remaining_time(), 1e-9)
-        else:
-            mode, horizon = "moves", int(cfg["moves"])
+        mode, horizon = _schedule_clock(budget, report, int(cfg["moves"]))
         t_start = report.elapsed()
         done_total = 0
         leg = 0
@@ -408,12 +402,7 @@ class Annealing(Solver):
             t0 = max(float(state.fvars[_golf.G.F_MAXDIFF]) / math.log(2.0), t1)
         t0 = max(t0, t1)
         legs = int(cfg["restarts"]) + 1
-        if budget.evaluations is not None:
-            mode, horizon = "evals", max(budget.evaluations - report.evaluations, 1)
-        elif budget.time_s is not None:
-            mode, horizon = "time", max(report.remaining_time(), 1e-9)
-        else:
-            mode, horizon = "moves", int(cfg["moves"])
+        mode, horizon = _schedule_clock(budget, report, int(cfg["moves"]))
         t_start = report.elapsed()
         run_total = 0
         leg = 0
@@ -457,3 +446,13 @@ def _next_chunk(done: int, spent: float, report: Reporter) -> int:
 
 
 __all__ = ["Annealing", "parse_init"]
+
+
+def _schedule_clock(budget: Budget, report: Reporter, moves: int) -> tuple[str, float]:
+    """The annealing schedule's clock and its horizon: evaluations if counted (reproducible), else
+    time, else ``moves``."""
+    if budget.evaluations is not None:
+        return "evals", max(budget.evaluations - report.evaluations, 1)
+    if budget.time_s is not None:
+        return "time", max(report.remaining_time(), 1e-9)
+    return "moves", moves
