@@ -108,13 +108,13 @@ def plan_matrix(suite: Suite, *, solver_names: list[str] | None = None, instance
                 split: str | None = None, seeds: list[int] | None = None, time_limit: float | None = None,
                 param_items: list[str] | None = None, store: Store | None = None, rerun: str | None = None,
                 jobs: int = 1, tuned: dict[str, dict[str, Any]] | None = None,
-                max_nodes: int | None = None) -> MatrixPlan:
+                max_nodes: int | None = None, min_nodes: int | None = None) -> MatrixPlan:
     """Expand the matrix and drop the cells the store already holds (per ``rerun``)."""
     import solvers
 
     if rerun is not None and rerun not in RERUN_CHOICES:
         raise HopbenchError(f"--rerun must be one of {', '.join(RERUN_CHOICES)}, got {rerun!r}")
-    chosen = suite.select(instances, split, max_nodes)
+    chosen = suite.select(instances, split, max_nodes, min_nodes)
     kinds = {i.kind for i in chosen}
     names = list(dict.fromkeys(solver_names)) if solver_names else \
         [n for n in solvers.names() if kinds & set(solvers.get(n).kinds)]

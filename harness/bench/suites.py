@@ -297,15 +297,17 @@ class Suite:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def select(self, pattern: str | None = None, split: str | None = None,
-               max_nodes: int | None = None) -> list[Instance]:
-        """Instances whose id matches the glob ``pattern`` (and the split and size limit, if given)."""
+               max_nodes: int | None = None, min_nodes: int | None = None) -> list[Instance]:
+        """Instances whose id matches the glob ``pattern`` (and the split and size limits, if given)."""
         out = [i for i in self.instances
                if (pattern is None or fnmatch.fnmatchcase(i.id, pattern))
                and (split is None or i.split == split)
-               and (max_nodes is None or i.size() <= max_nodes)]
+               and (max_nodes is None or i.size() <= max_nodes)
+               and (min_nodes is None or i.size() >= min_nodes)]
         if not out:
             what = f"matching {pattern!r}" if pattern else ""
             what += f" in split {split!r}" if split else ""
+            what += f" of at least {min_nodes} nodes" if min_nodes is not None else ""
             what += f" of at most {max_nodes} nodes" if max_nodes is not None else ""
             raise HopbenchError(f"suite {self.name} has no instance {what.strip()}; "
                                 f"see 'hopbench instances {self.name}'")

@@ -28,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--instances", metavar="GLOB", help="only instances whose id matches, e.g. 'torus:*'")
     p.add_argument("--split", choices=["tune", "test"], help="only instances of this split")
     p.add_argument("--max-nodes", type=int, metavar="N", help="only instances of at most N vertices / torus nodes")
+    p.add_argument("--min-nodes", type=int, metavar="N", help="only instances of at least N vertices / torus nodes")
     p.add_argument("--solver", metavar="A,B", help="comma-separated solvers (default: all that fit the suite)")
     seeds = p.add_mutually_exclusive_group()
     seeds.add_argument("--seeds", type=int, metavar="K", help="seeds 1..K (default: the suite's, else 1)")
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     solver_names = [s.strip() for s in args.solver.split(",") if s.strip()] if args.solver is not None else None
     if solver_names == []:
         raise HopbenchError("--solver names no solver; give names such as --solver random,vrs, or leave it out")
-    chosen = suite.select(args.instances, args.split, args.max_nodes)  # matching nothing is an error
+    chosen = suite.select(args.instances, args.split, args.max_nodes, args.min_nodes)  # matching nothing: an error
     if solver_names:
         _check_solvers(suite, chosen, solver_names)
     tuned = None
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     # the whole matrix is planned (every --param checked) before the store is opened, or created
     plan = plan_matrix(suite, solver_names=solver_names, instances=args.instances, split=args.split,
                        seeds=seeds, time_limit=time_limit, param_items=args.param, rerun=args.rerun, jobs=jobs,
-                       tuned=tuned, max_nodes=args.max_nodes)
+                       tuned=tuned, max_nodes=args.max_nodes, min_nodes=args.min_nodes)
     # an unreachable scheduler fails here, before a store is created
     pool = make_executor(jobs, args.scheduler) if args.scheduler else None
     try:

@@ -55,8 +55,8 @@ as soon as the move can be neither accepted nor a new best.  Temperatures are ab
 pair-distance units: ``swap_t0`` (0: ODP's calibration, the largest rise over 100 greedy moves /
 ln 2) down to ``swap_t1`` (ODP's 0.217), geometric over the budget.  ``symmetry=g`` anneals
 graphs invariant under v -> v + n/g (swaps act on orbits of g edges; BFS from the n/g sources of
-one orbit, the rest by symmetry); ``symmetry=0`` picks small orbits automatically, which on the
-graph golf instances anneals much better (see :data:`solvers.shortcut._golf.AUTO_ORBITS_PER_BIT`).
+one orbit, the rest by symmetry); ``symmetry=0``, the default, picks small orbits automatically,
+which on the graph golf instances anneals much better (see :data:`solvers.shortcut._golf.AUTO_ORBITS_PER_BIT`).
 
 Why a full BFS per swap rather than the incremental kernel above: on this problem almost every
 pair's distance can change, and the removal repair works on dense n x n matrices.  Measured by
@@ -228,9 +228,10 @@ class Annealing(Solver):
                                "anneal a random near-regular graph with degree-preserving 2-opt swaps scored by a "
                                "full bit-parallel BFS; off: always the shortcut-set moves", choices=("auto", "off"),
                        tunable=False),
-        "symmetry": Param(1, "swap mode: g-fold rotational symmetry (v -> v + n/g): n divisible by g, the base "
-                             "invariant; evaluation cost / g.  1: none; 0: automatic (small orbits: the smallest "
-                             "m = n/g >= 4 with m x cap / 2 >= 1.25 log2(n) edge orbits; none if n has no such m)", minimum=0, tunable=False),
+        "symmetry": Param(0, "swap mode: g-fold rotational symmetry (v -> v + n/g): n divisible by g, the base "
+                             "invariant; evaluation cost / g.  0 (default): automatic (small orbits: the smallest "
+                             "m = n/g >= 4 with m x cap / 2 >= 1.25 log2(n) edge orbits; none when n <= 64 or n has "
+                             "no such m); 1: none", minimum=0, tunable=False),
         "swap_t0": Param(0.0, "swap mode: start temperature in pair-distance units (0: calibrated like ODP's SA, "
                               "the largest rise over 100 greedy moves / ln 2)", minimum=0.0, tunable=False),
         "swap_t1": Param(0.217, "swap mode: final temperature in pair-distance units (0.217 = 2 / ln 1e4: a "

@@ -131,6 +131,12 @@ def test_select_by_size():
     assert load_suite("edgecut2022").by_id["torus:8x8/cap10/b16/aspl"].size() == 64
     with pytest.raises(HopbenchError, match="of at most 3 nodes"):
         suite.select(max_nodes=3)
+    large = suite.select(min_nodes=65)
+    assert {i.id for i in large} == {i.id for i in suite.instances} - {i.id for i in small}
+    middle = load_suite("graphgolf").select(min_nodes=1025, max_nodes=4096)
+    assert sorted(i.size() for i in middle) == [1344, 1560, 1726, 1800, 3250]
+    with pytest.raises(HopbenchError, match="of at least 10000000 nodes"):
+        suite.select(min_nodes=10**7)
 
 
 # --------------------------------------------------------------------------- formula names

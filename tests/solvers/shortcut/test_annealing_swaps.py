@@ -209,10 +209,11 @@ def test_time_limit_rule_in_swap_mode():
 
 
 def test_reaches_odps_level_on_256_10():
-    # the example: ODP's SA gets 4 / 2.5887 from 20,000 full evaluations
+    # the example: ODP's SA gets 4 / 2.5887 from 20,000 full evaluations (the bound is 3 / 2.5686);
+    # the default automatic symmetry (orbits of 4 vertices) reaches diameter 3
     out = run(problem("empty:256", 10), seed=1, evaluations=20_000)
     ev = out.solution.evaluation
-    assert ev.diameter == 4 and ev.aspl < 2.595
+    assert (ev.diameter, ev.aspl) < (4, 2.595)
 
 
 def test_reheats_restart_from_the_best_state():
