@@ -161,18 +161,25 @@ def _bfs_single(indptr, indices, n, source):
     return dist
 
 
+#: row blocks of :func:`_pair_histogram`, each with its own histogram: enough to balance the
+#: threads, few enough that the histograms stay small when ``infbin`` is n (a disconnected graph)
+_HISTOGRAM_BLOCKS = 64
+
+
 @nb.njit(cache=True, parallel=True)
 def _pair_histogram(D, inf, infbin):
     """Histogram of d(u, v) over unordered pairs u < v; unreachable pairs go to ``infbin``."""
     n = D.shape[0]
-    rows = np.zeros((n, infbin + 1), np.int64)
-    for u in nb.prange(n):
-        for v in range(u + 1, n):
-            d = D[u, v]
-            if d == inf:
-                rows[u, infbin] += 1
-            else:
-                rows[u, d] += 1
+    blocks = min(n, _HISTOGRAM_BLOCKS)
+    rows = np.zeros((max(blocks, 1), infbin + 1), np.int64)
+    for b in nb.prange(blocks):
+        for u in range(b, n, blocks):  # interleaved rows: the triangle's work is shared evenly
+            for v in range(u + 1, n):
+                d = D[u, v]
+                if d == inf:
+                    rows[b, infbin] += 1
+                else:
+                    rows[b, d] += 1
     return rows.sum(axis=0)
 
 

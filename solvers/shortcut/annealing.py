@@ -57,6 +57,8 @@ ln 2) down to ``swap_t1`` (ODP's 0.217), geometric over the budget.  ``symmetry=
 graphs invariant under v -> v + n/g (swaps act on orbits of g edges; BFS from the n/g sources of
 one orbit, the rest by symmetry); ``symmetry=0``, the default, picks small orbits automatically,
 which on the graph golf instances anneals much better (see :data:`solvers.shortcut._golf.AUTO_ORBITS_PER_BIT`).
+A run stops early when its best graph meets the problem's lower bound (the Moore bound and
+Cerf et al.'s ASPL bound): that graph is optimal (``extra["lower_bound_reached"]``).
 
 Why a full BFS per swap rather than the incremental kernel above: on this problem almost every
 pair's distance can change, and the removal repair works on dense n x n matrices.  Measured by
@@ -372,6 +374,12 @@ class Annealing(Solver):
         objective = problem.objective
         best_value = _objective_of(objective, *state.best)
         report(best_value, moves=0, shortcuts=int(state.best_shortcuts().shape[0]))
+        # a graph that meets the problem's lower bound is optimal: nothing is left to search for
+        # (graph golf's small pairs, e.g. (16, 3) and (72, 4), meet it)
+        bound = problem.objective_lower_bound()
+
+        def optimal() -> bool:
+            return best_value <= bound + 1e-9 * max(1.0, abs(bound))
         done_total = 0
 
         def counted(k: int) -> None:
@@ -392,7 +400,7 @@ class Annealing(Solver):
         if t0 <= 0.0:
             left = min(CALIBRATION_MOVES, allowance())
             chunk = 1
-            while left > 0 and not report.should_stop():
+            while left > 0 and not report.should_stop() and not optimal():
                 began = time.perf_counter()
                 k = state.run(min(chunk, left), 0.0, 0.0, 0.0, 0.0, kernel_rng, calibrate=True)
                 counted(k)
@@ -408,7 +416,7 @@ class Annealing(Solver):
         run_total = 0
         leg = 0
         chunk = 1
-        while not report.should_stop():
+        while not report.should_stop() and not optimal():
             frac = (report.elapsed() - t_start) / horizon if mode == "time" else run_total / horizon
             if frac >= 1.0:
                 break
@@ -434,7 +442,7 @@ class Annealing(Solver):
         names = ("moves", "accepted", "improved", "early_exits", "too_long", "invalid_draws", "rotations")
         stats = dict(zip(names, map(int, state.stats)))
         stats.update(mode="swaps", symmetry=g, start_temperature=round(t0, 6),
-                     final_objective=_objective_of(objective, *state.current))
+                     final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal())
         return Solution(problem, state.best_shortcuts(), extra=stats)
 
 

@@ -222,3 +222,17 @@ def test_reheats_restart_from_the_best_state():
     values = [pt.value for pt in out.trace]
     assert all(b < a for a, b in zip(values, values[1:]))
     assert out.solution.evaluation.objective == values[-1] and out.evaluations == 3000
+
+
+def test_stops_when_the_lower_bound_is_met():
+    # (16, 3): the optimum (diameter 3, ASPL 2.2) meets the Moore and Cerf bounds, so a graph
+    # that reaches it is optimal and the remaining budget is not spent
+    p = problem("empty:16", 3)
+    out = run(p, seed=1, evaluations=2_000_000)
+    ev = out.solution.evaluation
+    assert (ev.diameter, ev.aspl) == (3, 2.2) and ev.objective == p.objective_lower_bound()
+    assert out.solution.extra["lower_bound_reached"] is True
+    assert out.evaluations < 2_000_000 and out.solution.extra["moves"] < 2_000_000
+    # (16, 4): the bound (diameter 2) is out of reach; the whole budget is used
+    longer = run(problem("empty:16", 4), seed=1, evaluations=20_000)
+    assert longer.solution.extra["lower_bound_reached"] is False and longer.evaluations == 20_000
