@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 #: tolerance on stored ASPL / objective values (they are written with 17 digits)
 TOLERANCE = 1e-9
@@ -25,14 +25,29 @@ TOLERANCE = 1e-9
 @dataclass(frozen=True)
 class MetricColumn:
     """A metric a board shows beside the objective: ``metric`` is its key in a run's metrics and in
-    published reference rows; the board column is ``mean_<metric>``."""
+    published reference rows.
+
+    Without ``minus`` the column is the mean of ``metric`` over a row's ok runs, ``mean_<metric>``,
+    and a published reference row shows its own value of ``metric`` there.  With ``minus`` (the name of
+    a reference point, e.g. ``"lower bound"``) it is that mean minus the instance's reference value
+    of ``metric`` named so (:meth:`ProblemKind.reference_points`), a difference in the metric's own
+    unit, ``<metric>_minus_<minus>`` (spaces as underscores): blank on an instance without that value
+    (and in published rows), and shown by the markdown board and the site only in tables where some
+    row has a value.  ``digits``: decimals shown; ``legend``: what the column means, added to the
+    board's column legend when the column is shown (columns may share one text; it is shown once).
+    """
 
     metric: str
     header: str
+    minus: str | None = None
+    digits: int = 4
+    legend: str = ""
 
     @property
     def column(self) -> str:
-        return f"mean_{self.metric}"
+        if self.minus is None:
+            return f"mean_{self.metric}"
+        return f"{self.metric}_minus_{self.minus.replace(' ', '_')}"
 
 
 @dataclass(frozen=True)
@@ -151,10 +166,13 @@ class ProblemKind(ABC):
     formats: ClassVar[tuple[str, ...]] = ()
     #: keys a suite instance table of this kind may hold (besides the shared ones: split, references, ...)
     instance_keys: ClassVar[frozenset[str]] = frozenset()
-    #: metrics shown beside the objective on boards
+    #: metrics shown beside the objective on boards (means, and differences to reference points)
     metric_columns: ClassVar[tuple[MetricColumn, ...]] = ()
     #: every metric a published reference row of this kind may carry (the columns of references.csv)
     reference_metrics: ClassVar[tuple[str, ...]] = ()
+    #: labels of reference rows that state a bound, not a result someone reached: the board's "Gap pub."
+    #: compares with results only
+    bound_labels: ClassVar[frozenset[str]] = frozenset()
     #: the x-axis label of objective-vs-size plots
     size_label: ClassVar[str] = "N"
     #: top-level tables a suite file of this kind may hold besides the loader's own keys (name, grid, ...):
@@ -269,6 +287,23 @@ class ProblemKind(ABC):
     def reference_objective(self, values: dict[str, float], objective: str) -> float | None:
         """The objective value a published row implies, from the metrics it reports (None if it cannot)."""
         return values.get(objective)
+
+    def reference_points(self, problem: Any, references: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+        """The values the difference columns (:attr:`MetricColumn.minus`) of one instance subtract:
+        reference name -> metric -> value.  A name or metric left out leaves those cells blank (and a
+        column blank in every row of a table is not shown).
+
+        The default takes, for each name some metric column subtracts, the numeric metrics of the
+        instance's first published reference row whose ``label`` is that name.
+        """
+        names = {c.minus for c in self.metric_columns if c.minus is not None}
+        out: dict[str, dict[str, float]] = {}
+        for ref in references:
+            label = ref.get("label")
+            if label in names and label not in out:
+                out[label] = {k: float(v) for k, v in ref.items()
+                              if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v))}
+        return out
 
     def plots(self) -> dict[str, Callable[[Any], Any]]:
         """Extra board figures of this kind: ``name -> draw(board) -> Figure | None``."""

@@ -11,6 +11,12 @@ Optuna trials of ``hopbench tune`` (rows with a ``study``):
                      with ``s`` the sample standard deviation (blank for n = 1)
 ``best``             smallest objective; its run's solution is written next to the board
 ``median_time_s``    median wall time of the ok runs
+``mean_<metric>``    the mean of each metric the instance's kind shows (diameter and ASPL;
+                     max load and σ(4, R)) over the ok runs
+``<metric>_minus_<point>``   that mean minus the instance's reference value of the metric
+                     (a difference in the metric's unit, not a fraction), where the kind
+                     gives one: Graph Golf's gaps ``diameter_minus_lower_bound`` (k - K),
+                     ``aspl_minus_lower_bound`` (l - L) and the same ``_minus_best_known``
 ``gap_lower_bound``  ``(mean - LB) / LB``: LB is the objective's lower bound for the
                      instance -- for shortcut problems the Moore / Cerf bounds of
                      (N, cap) pushed through the objective (``objective_value``), for
@@ -47,6 +53,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 import numpy as np
 
 from harness.errors import HopbenchError
+from harness.problems.kind import MetricColumn
 from harness.problems.registry import all_kinds
 from harness.report.facts import InstanceFacts, reference_values, suite_facts
 from harness.report.labels import display_label, param_labels, with_budgets
@@ -58,7 +65,8 @@ if TYPE_CHECKING:
 
 def board_columns() -> list[str]:
     """The columns of ``board.csv``, in order: the shared ones with, after the median time, the
-    ``mean_<metric>`` columns of every registered problem kind."""
+    metric columns of every registered problem kind (``mean_<metric>``, and the differences to
+    reference points such as ``diameter_minus_lower_bound``; blank on other kinds' rows)."""
     metrics = list(dict.fromkeys(c.column for kind in all_kinds() for c in kind.metric_columns))
     return ["suite", "instance", "group", "n", "objective_name", "solver", "params", "params_json", "runs", "errors",
             "timeouts", "skipped", "mean", "ci95", "std", "best", "worst", "median_time_s", *metrics, "lower_bound",
@@ -143,6 +151,14 @@ def aggregate(runs: pd.DataFrame, facts: dict[str, InstanceFacts], suite: str,
             vals = [v for v in vals if v is not None]
             return _mean(vals) if len(vals) == len(objectives) else None
 
+        def metric_cell(column: MetricColumn) -> float | None:
+            # a mean, or that mean minus the instance's reference point (None without one)
+            value = metric_mean(column.metric)
+            if column.minus is None or value is None:
+                return value
+            point = fa.reference_points.get(column.minus, {}).get(column.metric)
+            return None if point is None else value - point
+
         best_seed = best_run = None
         if len(ok):
             order = sorted(zip(objectives, ok["seed"].astype(int), ok["id"].astype(int)))
@@ -158,7 +174,7 @@ def aggregate(runs: pd.DataFrame, facts: dict[str, InstanceFacts], suite: str,
                     else None),
             "best": min(objectives) if objectives else None, "worst": max(objectives) if objectives else None,
             "median_time_s": float(ok["elapsed_s"].median()) if len(ok) and ok["elapsed_s"].notna().any() else None,
-            **{c.column: metric_mean(c.metric) for kind in all_kinds() for c in kind.metric_columns},
+            **{c.column: metric_cell(c) for kind in all_kinds() for c in kind.metric_columns},
             "lower_bound": fa.lower_bound, "gap_lower_bound": relative_gap(mean, fa.lower_bound),
             "optimum": fa.optimum, "gap_optimum": relative_gap(mean, fa.optimum),
             "best_known": fa.best_known, "gap_best_known": relative_gap(mean, fa.best_known),

@@ -1,4 +1,5 @@
-"""What a board knows about each instance besides its runs: group, size, bounds, optima, published values.
+"""What a board knows about each instance besides its runs: group, size, bounds, optima, published values
+and the reference points of the kind's difference columns.
 
 The facts come from the suite file (or, for instances it no longer defines,
 from the instance fields stored with the runs); everything kind-specific --
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from harness.errors import HopbenchError
@@ -34,6 +35,8 @@ class InstanceFacts:
     references: tuple[dict[str, Any], ...] = ()
     published_metric: str | None = None
     published_best: float | None = None
+    #: the values the kind's difference columns subtract (:meth:`ProblemKind.reference_points`): name -> metric -> value
+    reference_points: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def reference_values(ref: dict[str, Any], kind: str, objective: str) -> dict[str, float]:
@@ -60,9 +63,10 @@ def published_comparison(references: Iterable[dict[str, Any]], kind: str, object
     Like is compared with like: the instance's primary metric first (ASPL for
     an ``aspl`` objective, max load for ``max_load``, the objective itself for
     ``golf`` / ``ad``), then the objective, then whatever the papers report.
+    Rows that state a bound (the kind's ``bound_labels``) are no result to compare with.
     """
-    values = [reference_values(r, kind, objective) for r in references]
     spec = get_kind(kind)
+    values = [reference_values(r, kind, objective) for r in references if r.get("label") not in spec.bound_labels]
     candidates = (spec.primary_metric(objective), "objective", *(c.metric for c in spec.metric_columns))
     for metric in dict.fromkeys(candidates):
         found = [v[metric] for v in values if metric in v]
@@ -83,7 +87,8 @@ def instance_facts(instance: Any, order: int) -> InstanceFacts:
     return InstanceFacts(id=instance.id, kind=instance.kind, group=shape.group, family=shape.family, n=shape.n,
                          objective=objective, order=order, series=shape.series, lower_bound=lower,
                          optimum=instance.optimum, best_known=instance.best_known,
-                         references=tuple(instance.references), published_metric=metric, published_best=best)
+                         references=tuple(instance.references), published_metric=metric, published_best=best,
+                         reference_points=kind.reference_points(problem, tuple(instance.references)))
 
 
 def suite_facts(suite: Any | None, suite_name: str, recorded: dict[str, tuple[str, str]]) -> dict[str, InstanceFacts]:

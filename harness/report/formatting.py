@@ -1,5 +1,6 @@
 """Table cells shared by the markdown board and the site: number, gap and time formats, a row's
-failed cells in words, the metric columns of a kind, and where published reference rows go.
+failed cells in words, the metric columns of a kind (means; differences to reference points only where
+some row has one), and where published reference rows go.
 
 Both show every row of the board, also one whose every cell the solver declined (its
 *Failed* column then says e.g. ``2 declined``).
@@ -10,8 +11,9 @@ read back), so the markdown board and the site show the same values.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Iterable
 
+from harness.problems.kind import MetricColumn
 from harness.problems.registry import get_kind
 from harness.problems.registry import kind_of_objective as get_kind_of_objective
 
@@ -97,9 +99,43 @@ def fmt_failed(rec: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def metric_columns(kind: str) -> list[tuple[str, str, str]]:
-    """``(board column, reference key, header)`` of the metrics a kind shows beside the objective."""
-    return [(c.column, c.metric, c.header) for c in get_kind(kind).metric_columns]
+def metric_columns(kind: str, rows: Iterable[dict[str, Any]] = ()) -> list[MetricColumn]:
+    """The metric columns a table of a kind's ``rows`` shows beside the objective: every mean, and a
+    difference to a reference point (:attr:`MetricColumn.minus`) only when one of the rows has a value
+    in it (so boards and groups without that reference point grow no blank column)."""
+    rows = list(rows)
+    return [c for c in get_kind(kind).metric_columns
+            if c.minus is None or any(not is_missing(r.get(c.column)) for r in rows)]
+
+
+def fmt_diff(x: Any, digits: int = 4) -> str:
+    """A difference in a metric's own unit (k - K, l - L): signed, ``digits`` decimals, integers without
+    them; ``0`` and a value that rounds to zero carry no sign."""
+    if is_missing(x):
+        return ""
+    x = float(x)
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x.is_integer() and abs(x) < 1e15:
+        return "0" if x == 0 else f"{int(x):+d}"
+    text = f"{x:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
+def fmt_metric(column: MetricColumn, x: Any) -> str:
+    """A metric column's cell in one of our rows: a mean as a number, a difference signed."""
+    return fmt_num(x, column.digits) if column.minus is None else fmt_diff(x, column.digits)
+
+
+def reference_metric(column: MetricColumn, ref: dict[str, Any]) -> str:
+    """A metric column's cell in a published reference row: the row's own value of a mean's metric; blank
+    under a difference."""
+    return fmt_num(ref.get(column.metric)) if column.minus is None else ""
+
+
+def metric_legend(columns: Iterable[MetricColumn]) -> str:
+    """The legend texts of the shown metric columns, each once, for the board's column legend."""
+    return " ".join(dict.fromkeys(c.legend for c in columns if c.legend))
 
 
 def names_metric(rec: dict[str, Any]) -> bool:

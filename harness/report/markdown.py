@@ -10,8 +10,9 @@ import re
 from typing import Any
 
 from harness.report.board import Board
-from harness.report.formatting import (GAP_LEGEND, fmt_failed, fmt_gap, fmt_num, fmt_time, interleave, is_missing,
-                                       metric_columns, names_metric, reference_label)
+from harness.report.formatting import (GAP_LEGEND, fmt_failed, fmt_gap, fmt_metric, fmt_num, fmt_time, interleave,
+                                       is_missing, metric_columns, metric_legend, names_metric, reference_label,
+                                       reference_metric)
 
 
 #: a '<' that would open raw HTML in markdown (a tag, a closing tag, a comment, an autolink); '<=' stays
@@ -46,18 +47,23 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
     for name, path in (plots or {}).items():
         lines += [f"![{name.replace('_', ' ')}]({path})", ""]
     has_best_known = rows["best_known"].notna().any() if len(rows) else False
-    lines += [GAP_LEGEND + (" *Gap b.k.*: to the suite's best-known value." if has_best_known else ""), ""]
+    records = rows.to_dict("records")  # every row, also one whose cells were all declined
+    groups = list(dict.fromkeys(r["group"] for r in records))
+    shown = {}  # each group's metric columns (a difference column only where some row has a value)
+    for group in groups:
+        in_group = [r for r in records if r["group"] == group]
+        shown[group] = metric_columns(board.facts[in_group[0]["instance"]].kind, in_group)
+    legend = metric_legend(c for mcols in shown.values() for c in mcols)
+    lines += [GAP_LEGEND + (" *Gap b.k.*: to the suite's best-known value." if has_best_known else "")
+              + (f" {legend}" if legend else ""), ""]
     by_instance_refs: dict[str, list[dict[str, Any]]] = {}
     for ref in refs.to_dict("records"):
         by_instance_refs.setdefault(ref["instance"], []).append(ref)
-    records = rows.to_dict("records")  # every row, also one whose cells were all declined
-    groups = list(dict.fromkeys(r["group"] for r in records))
     for group in groups:
         in_group = [r for r in records if r["group"] == group]
-        kind = board.facts[in_group[0]["instance"]].kind
-        mcols = metric_columns(kind)
+        mcols = shown[group]
         header = ["Instance", "Solver", "Params", "Runs", "Failed", "Mean ± 95% CI", "Best",
-                  *[h for _, _, h in mcols], "Median time (s)", "Gap LB", "Gap opt."]
+                  *[c.header for c in mcols], "Median time (s)", "Gap LB", "Gap opt."]
         header += ["Gap b.k."] if has_best_known else []
         header += ["Gap pub.", "Rank"]
         lines += [f"## {_md(group)}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -79,13 +85,13 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                     if pub and names_metric(rec):
                         pub += f" ({_md(rec['published_metric'])})"
                     cells += [_md(rec["solver"]), _md(rec["params"]), str(int(rec["runs"])), fmt_failed(rec), mean,
-                              best, *[fmt_num(rec[c]) for c, _, _ in mcols], fmt_time(rec["median_time_s"]),
+                              best, *[fmt_metric(c, rec[c.column]) for c in mcols], fmt_time(rec["median_time_s"]),
                               fmt_gap(rec["gap_lower_bound"]), fmt_gap(rec["gap_optimum"])]
                     cells += [fmt_gap(rec["gap_best_known"])] if has_best_known else []
                     cells += [pub, "" if is_missing(rec["rank"]) else str(int(rec["rank"]))]
                 else:
                     cells += [_md(reference_label(rec)), "published", "", "", fmt_num(rec["objective"]), "",
-                              *[fmt_num(rec[k]) for _, k, _ in mcols], "", "", ""]
+                              *[reference_metric(c, rec) for c in mcols], "", "", ""]
                     cells += [""] if has_best_known else []
                     cells += ["", ""]
                     if rec.get("note") and not is_missing(rec["note"]):

@@ -36,8 +36,9 @@ from harness import inputs
 from harness.errors import HopbenchError
 from harness.outputs import OwnedDirectory, safe_name
 from harness.problems.registry import kind_of_objective
-from harness.report.formatting import (GAP_LEGEND, csv_unsafe, fmt_failed, fmt_gap, fmt_num, fmt_time, interleave,
-                                       metric_columns, names_metric, reference_label)
+from harness.report.formatting import (GAP_LEGEND, csv_unsafe, fmt_failed, fmt_gap, fmt_metric, fmt_num, fmt_time,
+                                       interleave, metric_columns, metric_legend, names_metric, reference_label,
+                                       reference_metric)
 
 SITE_DIR = "site"
 #: suite names that would collide with the site: its directory and its index page
@@ -328,28 +329,33 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
         f"{_e(', '.join(prov.get('hosts', [])) or 'unknown')}. Files: "
         f'<a href="../{_e(suite)}/board.md">board.md</a>, <a href="../{_e(suite)}/board.csv">board.csv</a>, '
         f'<a href="../{_e(suite)}/references.csv">references.csv</a>.</p>')
-    legend = GAP_LEGEND.replace("**", "").replace("*", "").replace("`", "")
-    body.append(f'<details class="legend"><summary>What the columns mean</summary><p class="legend">{_e(legend)}'
-                f"</p></details>")
     plots = meta.get("plots", {})
     records = [_clean(r) for r in rows.to_dict("records")]  # every row, also one whose cells were all declined
     ref_records = [_clean(r) for r in refs.to_dict("records")]
     has_best_known = any(r.get("best_known") is not None for r in records)
+    groups = list(dict.fromkeys(r["group"] for r in records))
+    shown = {}  # each group's metric columns (a difference column only where some row has a value)
+    for group in groups:
+        in_group = [r for r in records if r["group"] == group]
+        shown[group] = metric_columns(_kind_of(in_group[0]), in_group)
+    extra = metric_legend(c for mcols in shown.values() for c in mcols)
+    legend = (GAP_LEGEND + (f" {extra}" if extra else "")).replace("**", "").replace("*", "").replace("`", "")
+    body.append(f'<details class="legend"><summary>What the columns mean</summary><p class="legend">{_e(legend)}'
+                f"</p></details>")
     by_instance: dict[str, list[dict[str, Any]]] = {}
     for ref in ref_records:
         by_instance.setdefault(ref["instance"], []).append(ref)
-    groups = list(dict.fromkeys(r["group"] for r in records))
     if groups or plots:
         links = [f'<a href="#g-{_anchor(g)}">{_e(g)}</a>' for g in groups]
         links += ['<a href="#plots">plots</a>'] if plots else []
         body.append("<p>Groups: " + ", ".join(links) + "</p>")
     for number, group in enumerate(groups, 1):
         in_group = [r for r in records if r["group"] == group]
-        mcols = metric_columns(_kind_of(in_group[0]))
+        mcols = shown[group]
         heads = [("instance", "Instance", "text"), ("n", "N", "num"), ("solver", "Solver", "text"),
                  ("params", "Params", "text"), ("runs", "Runs", "num"), ("failed", "Failed", "text"),
                  ("mean", "Mean", "num"), ("ci95", "± 95% CI", "num"), ("best", "Best", "num"),
-                 *[(c, h, "num") for c, _, h in mcols], ("median_time_s", "Median time (s)", "num"),
+                 *[(c.column, c.header, "num") for c in mcols], ("median_time_s", "Median time (s)", "num"),
                  ("gap_lower_bound", "Gap LB", "num"), ("gap_optimum", "Gap opt.", "num")]
         if has_best_known:
             heads.append(("gap_best_known", "Gap b.k.", "num"))
@@ -377,7 +383,7 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
                              _td(_e(fmt_failed(rec)), cls="text", numeric=False),
                              _td(fmt_num(rec["mean"]), rec["mean"]), _td(fmt_num(rec["ci95"]), rec["ci95"]),
                              _td(best, rec["best"]),
-                             *[_td(fmt_num(rec[c]), rec[c]) for c, _, _ in mcols],
+                             *[_td(fmt_metric(c, rec[c.column]), rec[c.column]) for c in mcols],
                              _td(fmt_time(rec["median_time_s"]), rec["median_time_s"]),
                              _td(fmt_gap(rec["gap_lower_bound"]), rec["gap_lower_bound"]),
                              _td(fmt_gap(rec["gap_optimum"]), rec["gap_optimum"])]
@@ -392,7 +398,8 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
                              _td(_e(reference_label(rec)), cls="text", numeric=False, title=rec.get("note")),
                              _td("published", cls="text", numeric=False), blank, _td("", cls="text", numeric=False),
                              _td(fmt_num(rec.get("objective")), rec.get("objective")), blank, blank,
-                             *[_td(fmt_num(rec.get(k)), rec.get(k)) for _, k, _ in mcols],
+                             *[_td(reference_metric(c, rec), rec.get(c.metric) if c.minus is None else None)
+                               for c in mcols],
                              blank, blank, blank]
                     if has_best_known:
                         cells.append(blank)

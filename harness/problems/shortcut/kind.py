@@ -8,7 +8,7 @@ plus ``/{family}`` and ``/regular`` when set.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from harness.problems.kind import (
     InstanceResolver,
@@ -32,6 +32,17 @@ PUBLISHED_COLUMNS: dict[str, type | tuple[type, ...]] = {
     "lat_0_9": float, "MB_percent": float, "reproducible": bool, "ahops": list, "bhops": list, "erratum": str,
     "note": str}
 
+#: the reference points of Graph Golf's gaps: the suite's rows labelled so (the lower bound also without one)
+LOWER_BOUND = "lower bound"
+BEST_KNOWN = "best known"
+#: the legend of the gap columns (markdown emphasis; the site strips it)
+GOLF_LEGEND = (
+    "*k-K*, *l-L*: Graph Golf's diameter and ASPL gaps, our mean diameter k and mean ASPL l minus the lower "
+    "bound's diameter K and ASPL L (the suite's \"lower bound\" row, else Moore / Cerf for (N, cap)); shown for "
+    "golf instances and those with a \"lower bound\" row. *k-K b.k.*, *l-L b.k.*: the same to the suite's \"best "
+    "known\" row (blank where it gives no ASPL). An ASPL gap compares like with like only where the diameters "
+    "agree (k = K).")
+
 
 def _make(spec: str, cap: int, budget: int, objective: str = "aspl", family: str | None = None,
           regular: bool = False):
@@ -46,8 +57,16 @@ class ShortcutKind(ProblemKind):
     objectives = OBJECTIVES
     formats = (SOLUTION_FORMAT,)
     instance_keys = frozenset({"base", "cap", "budget", "objective", "family", "regular", "group"})
-    metric_columns = (MetricColumn("diameter", "Diam."), MetricColumn("aspl", "ASPL"))
+    metric_columns = (
+        MetricColumn("diameter", "Diam."), MetricColumn("aspl", "ASPL"),
+        # Graph Golf's language: the diameter and ASPL gaps to the bound and to the best known
+        MetricColumn("diameter", "k-K", minus=LOWER_BOUND, legend=GOLF_LEGEND),
+        MetricColumn("aspl", "l-L", minus=LOWER_BOUND, digits=5, legend=GOLF_LEGEND),
+        MetricColumn("diameter", "k-K b.k.", minus=BEST_KNOWN, legend=GOLF_LEGEND),
+        MetricColumn("aspl", "l-L b.k.", minus=BEST_KNOWN, digits=5, legend=GOLF_LEGEND),
+    )
     reference_metrics = ("diameter", "aspl")
+    bound_labels = frozenset({LOWER_BOUND})
     size_label = "N (vertices)"
     upper_bound_meaning = "what the base graph itself scores (added shortcuts never make any objective worse)"
     suite_tables = {"published": "published Equality networks, one table per row ([[published]], equality2022)"}
@@ -227,6 +246,20 @@ class ShortcutKind(ProblemKind):
     def metric_is_objective(self, metric: str, objective: str) -> bool:
         # an aspl or diameter objective is that metric; golf and ad are computed from both
         return metric == "objective" or (metric == objective and metric in ("aspl", "diameter"))
+
+    def reference_points(self, problem: Any, references: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+        # K and L: the suite's "lower bound" row (its labels name the points, see the default); a golf
+        # instance -- Graph Golf's order/degree problem, ranked by these gaps -- or one with such a row
+        # gets the Moore / Cerf bounds of (N, cap) (what the lower_bound column uses) for what the row
+        # leaves out.  Other instances (aspl, diameter, ad objectives) get no gap to the bound.
+        import math
+
+        out = super().reference_points(problem, references)
+        if problem.objective == "golf" or LOWER_BOUND in out:
+            computed = dict(zip(("diameter", "aspl"), (float(v) for v in problem.lower_bounds())))
+            out[LOWER_BOUND] = {**{k: v for k, v in computed.items() if math.isfinite(v)},
+                                **out.get(LOWER_BOUND, {})}
+        return out
 
     def reference_objective(self, values: dict[str, float], objective: str) -> float | None:
         # a paper that reports diameter and ASPL gives the golf and ad objectives too

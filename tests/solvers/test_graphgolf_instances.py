@@ -1,4 +1,5 @@
-"""Every shortcut solver keeps the time-limit rule on every instance of the graphgolf suite.
+"""Shortcut solvers on Graph Golf's empty bases: the time-limit rule on every graphgolf instance, and
+disconnected states ranked by their unreachable pairs first.
 
 The conformance suite (:mod:`harness.testing.conformance`) checks the rule on small sample
 problems; the order/degree instances add what those lack: an empty base (every state is
@@ -49,3 +50,19 @@ def test_time_limit_rule_on_every_graphgolf_instance(name):
     assert not late, f"{name} overran {LIMIT} s (allowed {allowed} s) on: " + "; ".join(late)
     if name in ("annealing", "edgecut-full", "edgecut-lite", "vrs", "random", "random-matching"):
         assert ran == 36, f"{name} ran {ran} of the 36 instances"
+
+
+@pytest.mark.parametrize("name, params", [("edgecut-full", {"t": 0}), ("annealing", {})])  # milp declines: no connected base
+def test_a_budget_too_small_to_connect_leaves_the_fewest_unreachable_pairs(name, params):
+    # empty:12, 8 edges: at best a tree on 9 vertices and 3 isolated ones, C(12,2) - C(9,2) = 30 pairs
+    # apart.  A solver that ranks states by their unreachable pairs first finds it; one that compared
+    # only the (infinite) objective of two disconnected states could not tell them apart.
+    from harness.graphs.topologies import parse_spec
+    from harness.problems.shortcut.problem import ShortcutProblem
+
+    problem = ShortcutProblem(parse_spec("empty:12"), 3, 8, "aspl", base_spec="empty:12")
+    solver = solvers.create(name, **params)
+    skipped, reason = solver.skip(problem)
+    assert not skipped, reason
+    out = execute(solver, problem, seed=1, budget=Budget(time_s=30, evaluations=20_000))
+    assert out.solution.evaluation.unreachable_pairs == 30
