@@ -3,7 +3,8 @@
 # boards and the site with `hopbench board`, check that every linked solution verifies, and write
 # each published suite's provenance (the exact commands, the machine, the date) to
 # leaderboards/provenance/<suite>.md and leaderboards/README.md.  Nothing in leaderboards/ is written
-# by hand.
+# by hand (the provenance files of boards published before this layout were split, once, from the
+# README of then, and say so).
 #
 # Usage (from anywhere):   leaderboards/publish.sh        (about 3.5 hours on 2 cores)
 #                          SUITES=graphgolf leaderboards/publish.sh    (one suite: 1 h 45 min)
@@ -27,12 +28,18 @@ STORE=${STORE:-sqlite:///hopbench-publish.db}
 JOBS=${JOBS:-$(nproc)}
 EXTRA=${EXTRA:-}
 
-for suite in ${SUITES//,/ }; do
+IFS=, read -ra ALL_LIST <<< "$ALL_SUITES"
+IFS=, read -ra LIST <<< "${SUITES// /}"
+if [ ${#LIST[@]} -eq 0 ]; then
+  echo "error: SUITES names no suite; leave it unset for all, or name some of $ALL_SUITES" >&2; exit 2
+fi
+for suite in "${LIST[@]}"; do
   case ",$ALL_SUITES," in
     *",$suite,"*) ;;
-    *) echo "error: SUITES names $suite, which is not a published suite; use some of $ALL_SUITES" >&2; exit 2 ;;
+    *) echo "error: SUITES names '$suite', which is not a published suite; use some of $ALL_SUITES" >&2; exit 2 ;;
   esac
 done
+SUITES=$(IFS=,; echo "${LIST[*]}")
 
 if [ -n "$(git status --porcelain -- harness solvers instances 2>/dev/null)" ]; then
   echo "warning: harness/, solvers/ or instances/ have uncommitted changes; the runs record the commit" \
@@ -57,8 +64,8 @@ hb_run() {  # one `hopbench run` of the publish, with the shared arguments
 }
 
 
-# Budgets: fast solvers run to completion under the suites' limits; the solvers that always use
-# their whole time budget (annealing, the genetic algorithms) get a stated budget.  A cell's budget
+# Budgets: fast solvers run to completion under the suites' limits; the solvers that use their whole
+# time budget (the genetic algorithms; annealing, unless it meets the lower bound) get a stated one.  A cell's budget
 # is part of its identity, so these rows are labelled by it and a longer run is another row, not a
 # replacement.
 # --allow-failures: a cell that fails (error, timeout) is recorded and counted in its board row's
@@ -112,7 +119,7 @@ publish_graphgolf() {
 }
 
 declare -A SUITE_COMMANDS
-for suite in ${SUITES//,/ }; do
+for suite in "${LIST[@]}"; do
   COMMANDS=()
   "publish_$suite"
   SUITE_COMMANDS[$suite]=$(printf '%s\n' "${COMMANDS[@]}")
@@ -123,7 +130,7 @@ done
 # Boards before the manifest (.hopbench-manifest.json) recorded no list of what they wrote, and
 # `hopbench board` deletes only files its manifest lists: clear such folders once, by hand, here
 # (only those of the suites published now; the site is rebuilt from every board).
-for dir in leaderboards/site ${SUITES//,/ }; do
+for dir in leaderboards/site "${LIST[@]}"; do
   [ "$dir" = leaderboards/site ] || dir=leaderboards/$dir
   if [ -d "$dir" ] && [ ! -e "$dir/.hopbench-manifest.json" ]; then
     rm -rf "$dir"
@@ -166,7 +173,7 @@ cpu=$({ lscpu 2>/dev/null || true; } | sed -n 's/^Model name:[[:space:]]*//p' | 
 mem=$({ free -g 2>/dev/null || true; } | awk '/^Mem:/ {print $2 " GB"}')
 os=$( (. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-}") || true)
 mkdir -p leaderboards/provenance
-for suite in ${SUITES//,/ }; do
+for suite in "${LIST[@]}"; do
   {
     echo "## $suite"
     echo
@@ -180,7 +187,8 @@ for suite in ${SUITES//,/ }; do
     recorded "$suite"
     echo "- board built: $built (UTC)"
     echo "- machine: $(hostname), ${cpu:-unknown CPU}, $(nproc) cores, ${mem:-unknown} RAM, ${os:-$(uname -sr)}"
-  } > "leaderboards/provenance/$suite.md"
+  } > "leaderboards/provenance/$suite.md.tmp"  # (a failure half-way leaves the old file whole)
+  mv "leaderboards/provenance/$suite.md.tmp" "leaderboards/provenance/$suite.md"
 done
 
 {
@@ -196,7 +204,7 @@ done
   echo
   echo "\`leaderboards/publish.sh\` wrote each section below when it last published that suite (from"
   echo "\`leaderboards/provenance/<suite>.md\`): the exact commands, the recorded runs, the machine and the date."
-  for suite in ${ALL_SUITES//,/ }; do
+  for suite in "${ALL_LIST[@]}"; do
     if [ -e "leaderboards/provenance/$suite.md" ]; then
       echo
       cat "leaderboards/provenance/$suite.md"

@@ -1,26 +1,41 @@
-"""leaderboards/publish.sh refuses a SUITES list naming a suite it does not publish, before running anything."""
+"""leaderboards/publish.sh refuses a SUITES list naming no suite or one it does not publish, before running
+anything; every published suite has its commands and, once published, its provenance file."""
 from __future__ import annotations
 
 import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[1] / "leaderboards" / "publish.sh"
+ALL = "edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf"
 
 
-def test_an_unknown_suite_is_refused_before_anything_runs(tmp_path):
-    env = {**os.environ, "SUITES": "graphgolf,nonsense", "STORE": f"sqlite:///{tmp_path / 'never.db'}"}
+@pytest.mark.parametrize("suites, message", [
+    ("graphgolf,nonsense", f"error: SUITES names 'nonsense', which is not a published suite; use some of {ALL}"),
+    (",", f"error: SUITES names '', which is not a published suite; use some of {ALL}"),
+    (" ", f"error: SUITES names no suite; leave it unset for all, or name some of {ALL}"),
+])
+def test_a_bad_suite_list_is_refused_before_anything_runs(tmp_path, suites, message):
+    # a stand-in hopbench first on PATH: if the script ever got past its checks, it would leave a mark
+    # and fail instead of starting hours of real runs
+    fake = tmp_path / "bin" / "hopbench"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\nexit 1\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "SUITES": suites, "STORE": f"sqlite:///{tmp_path / 'never.db'}",
+           "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"}
     out = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
-    assert out.stderr.strip().splitlines()[-1] == ("error: SUITES names nonsense, which is not a published suite; "
-                                                  "use some of edgecut2022,koibuchi2012,equality2022,angara2021,"
-                                                  "exact-small,graphgolf")
-    assert not (tmp_path / "never.db").exists()
+    assert out.stderr.strip().splitlines()[-1] == message
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "never.db").exists()
 
 
 def test_every_published_suite_has_its_commands_and_a_provenance_file():
     text = SCRIPT.read_text()
     suites = text.split("ALL_SUITES=", 1)[1].split("\n", 1)[0].split(",")
+    assert ",".join(suites) == ALL
     provenance = SCRIPT.parent / "provenance"
     for suite in suites:
         assert f"publish_{suite}() {{" in text, suite

@@ -213,7 +213,7 @@ class ProblemKind(ABC):
 
     @abstractmethod
     def size(self, fields: dict[str, Any]) -> int:
-        """The instance's size (vertices, routed nodes, ...), for ``--max-nodes``."""
+        """The instance's size (vertices, routed nodes, ...), for ``--min-nodes`` / ``--max-nodes``."""
 
     # ------------------------------------------------------------------ solvers
 

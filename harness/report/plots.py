@@ -102,6 +102,8 @@ def objective_vs_n_figure(board: Board):
                         marker="o", markersize=3.5, capsize=2, linewidth=1.2 if one_per_n else 0,
                         elinewidth=0.8)
         pub = refs[refs["instance"].isin(g["instance"]) & refs["objective"].notna()]
+        # a row that states a bound is no result anyone published
+        pub = pub[[label not in get_kind(board.facts[i].kind).bound_labels for i, label in zip(pub["instance"], pub["label"])]]
         if len(pub):
             best = pub.groupby("instance")["objective"].min()
             sizes = [board.facts[i].n for i in best.index]

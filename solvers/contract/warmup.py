@@ -2,14 +2,14 @@
 
 The one warm-up path of hopbench — the runner's cells, ``hopbench solve`` and
 ``route``, and the conformance suite all call :func:`warm_up_solver`.  The solver
-runs on the warm-up problems of each kind it solves (tiny problems that reach
+runs on the warm-up problems of each kind it solves (small problems that reach
 every compiled code path); numba caches what it compiled on disk, so later
 processes only load it.
 
 A solver shipped with hopbench is warmed up leniently: a failure is left for the real
 run to report.  The runner warms a plug-in up ``strict``-ly, under a time budget shared by
 its warm-up problems: a failure is raised (:class:`WarmUpFailed`) and recorded as the
-cell's result, since a plug-in that breaks on the tiny warm-up problems (which the
+cell's result, since a plug-in that breaks on the small warm-up problems (which the
 conformance suite also runs) has not earned its real runs.
 """
 from __future__ import annotations

@@ -367,10 +367,17 @@ class Annealing(Solver):
         try:
             state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=float(cfg["diameter_weight"]))
         except _golf.FillFailed:
-            if g != 1:
+            if g == 1:
+                return None
+            if int(cfg["symmetry"]) != 0:
                 raise HopbenchError(f"symmetry={g}: no random symmetric graph filling every port was found; "
                                     "try another symmetry") from None
-            return None
+            # the automatic choice is only a speed-up: without a symmetric fill, anneal without symmetry
+            g = 1
+            try:
+                state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=float(cfg["diameter_weight"]))
+            except _golf.FillFailed:
+                return None
         objective = problem.objective
         best_value = _objective_of(objective, *state.best)
         report(best_value, moves=0, shortcuts=int(state.best_shortcuts().shape[0]))
@@ -378,8 +385,8 @@ class Annealing(Solver):
         # (graph golf's small pairs, e.g. (16, 3) and (72, 4), meet it)
         bound = problem.objective_lower_bound()
 
-        def optimal() -> bool:
-            return best_value <= bound + 1e-9 * max(1.0, abs(bound))
+        def optimal() -> bool:  # (an infinite bound: no connected graph exists, nothing is optimal)
+            return math.isfinite(bound) and best_value <= bound + 1e-9 * max(1.0, abs(bound))
         done_total = 0
 
         def counted(k: int) -> None:

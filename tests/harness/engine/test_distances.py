@@ -134,3 +134,18 @@ def test_scoring_does_not_modify_the_state():
     before = state.D.copy(), state.hist.copy()
     state.score(np.array([0, 3]), np.array([25, 40]))
     assert np.array_equal(state.D, before[0]) and np.array_equal(state.hist, before[1])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 63, 64, 65, 130, 257])
+def test_pair_histogram_against_numpy(n):
+    # row blocks (64) fewer than, equal to and more than the vertices; unreachable pairs in the last bin
+    from harness.engine.distances import _pair_histogram
+
+    rng = np.random.default_rng(n)
+    inf = np.iinfo(np.uint16).max
+    D = rng.integers(0, 40, size=(n, n)).astype(np.uint16)
+    D[rng.random((n, n)) < 0.2] = inf
+    infbin = 41
+    upper = D[np.triu_indices(n, 1)].astype(np.int64)
+    want = np.bincount(np.where(upper == inf, infbin, upper), minlength=infbin + 1)
+    assert np.array_equal(_pair_histogram(D, inf, infbin), want)

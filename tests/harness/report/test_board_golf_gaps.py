@@ -58,6 +58,17 @@ reference = [
 ]
 
 [[instances]]
+# a second size of cap 4, so that the objective-vs-N plot draws the cap-4 panel; Moore / Cerf for
+# (24, 4): levels of 4, 12 and 7 vertices, L = (4 + 24 + 21) / 23
+base = "empty:24"
+cap = 4
+budget = 48
+reference = [
+  { source = "Graph Golf lower bound (Moore bound; Cerf et al. 1974)", label = "lower bound", diameter = 3, aspl = 2.1304347826 },
+  { source = "a value for this test", label = "best known", diameter = 3, aspl = 2.25 },
+]
+
+[[instances]]
 # no "lower bound" row (the board computes Moore / Cerf), and a best known without an ASPL
 base = "empty:20"
 cap = 3
@@ -250,3 +261,20 @@ def test_a_board_without_golf_or_those_references_grows_no_gap_column(boards):
     assert 'data-key="mean_aspl"' in page and "minus" not in page and "k-K" not in page
     facts = boards["boards"]["cutish"].facts["ring:16/cap10/b8/aspl"]
     assert facts.reference_points == {}  # the kind gives an ASPL instance without such rows no point
+
+
+def test_the_size_plot_marks_the_best_known_not_the_bound(boards):
+    # objective vs N: the black crosses are published results; a "lower bound" row is none
+    from harness.report.plots import objective_vs_n_figure
+
+    board = boards["boards"]["golfish"]
+    fig = objective_vs_n_figure(board)
+    crosses = [c for ax in fig.axes for c in ax.collections if c.get_label() == "published (best)"]
+    drawn = sorted(float(y) for c in crosses for _, y in c.get_offsets())
+    points = expected_points()
+    drawn_instances = set(board.rows[board.rows["group"].isin([ax.get_title().rsplit(", ", 1)[0] for ax in fig.axes
+                                                               if ax.get_title()])]["instance"])
+    assert {"empty:16/cap4/b32/golf", "empty:24/cap4/b48/golf"} <= drawn_instances
+    want = sorted(p["best known"]["diameter"] + p["best known"]["aspl"] / (p["best known"]["diameter"] + 1)
+                  for i, p in points.items() if "aspl" in p["best known"] and i in drawn_instances)
+    assert crosses and drawn == pytest.approx(want)

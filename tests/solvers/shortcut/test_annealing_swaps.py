@@ -214,6 +214,7 @@ def test_reaches_odps_level_on_256_10():
     out = run(problem("empty:256", 10), seed=1, evaluations=20_000)
     ev = out.solution.evaluation
     assert (ev.diameter, ev.aspl) < (4, 2.595)
+    assert out.solution.extra["symmetry"] == 64  # the default: orbits of 4 vertices, 20 edge orbits
 
 
 def test_reheats_restart_from_the_best_state():
@@ -236,3 +237,13 @@ def test_stops_when_the_lower_bound_is_met():
     # (16, 4): the bound (diameter 2) is out of reach; the whole budget is used
     longer = run(problem("empty:16", 4), seed=1, evaluations=20_000)
     assert longer.solution.extra["lower_bound_reached"] is False and longer.evaluations == 20_000
+
+
+def test_automatic_symmetry_falls_back_to_none_when_no_symmetric_fill_exists():
+    # cap 71 on 72 vertices: the only full graph is complete, which no random symmetric fill reaches;
+    # the automatic choice (the default) anneals without symmetry, an explicit one is an error
+    p = problem("empty:72", 71)
+    out = run(p, evaluations=300)
+    assert out.solution.extra.get("symmetry", 1) == 1 and out.solution.evaluation.objective < math.inf
+    with pytest.raises(HopbenchError, match="symmetry=18: no random symmetric graph"):
+        run(p, evaluations=300, symmetry=18)
