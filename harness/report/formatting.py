@@ -11,7 +11,7 @@ read back), so the markdown board and the site show the same values.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from harness.problems.kind import MetricColumn
 from harness.problems.registry import get_kind
@@ -108,14 +108,22 @@ def metric_columns(kind: str, rows: Iterable[dict[str, Any]] = ()) -> list[Metri
             if c.minus is None or any(not is_missing(r.get(c.column)) for r in rows)]
 
 
+def metric_columns_by_group(records: list[dict[str, Any]], kind_of: Callable[[dict[str, Any]], str]
+                            ) -> dict[str, list[MetricColumn]]:
+    """Each group's metric columns (:func:`metric_columns` of the group's rows), groups in order of first
+    appearance; ``kind_of`` names the problem kind of a row."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        groups.setdefault(r["group"], []).append(r)
+    return {group: metric_columns(kind_of(rows[0]), rows) for group, rows in groups.items()}
+
+
 def fmt_diff(x: Any, digits: int = 4) -> str:
     """A difference in a metric's own unit (k - K, l - L): signed, ``digits`` decimals, integers without
     them; ``0`` and a value that rounds to zero carry no sign."""
-    if is_missing(x):
-        return ""
+    if is_missing(x) or math.isinf(float(x)):
+        return fmt_num(x)  # blank, or inf / -inf
     x = float(x)
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
     if x.is_integer() and abs(x) < 1e15:
         return "0" if x == 0 else f"{int(x):+d}"
     text = f"{x:+.{digits}f}"

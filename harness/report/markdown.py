@@ -11,7 +11,7 @@ from typing import Any
 
 from harness.report.board import Board
 from harness.report.formatting import (GAP_LEGEND, fmt_failed, fmt_gap, fmt_metric, fmt_num, fmt_time, interleave,
-                                       is_missing, metric_columns, metric_legend, names_metric, reference_label,
+                                       is_missing, metric_columns_by_group, metric_legend, names_metric, reference_label,
                                        reference_metric)
 
 
@@ -48,11 +48,9 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
         lines += [f"![{name.replace('_', ' ')}]({path})", ""]
     has_best_known = rows["best_known"].notna().any() if len(rows) else False
     records = rows.to_dict("records")  # every row, also one whose cells were all declined
-    groups = list(dict.fromkeys(r["group"] for r in records))
-    shown = {}  # each group's metric columns (a difference column only where some row has a value)
-    for group in groups:
-        in_group = [r for r in records if r["group"] == group]
-        shown[group] = metric_columns(board.facts[in_group[0]["instance"]].kind, in_group)
+    # each group's metric columns (a difference column only where some row has a value)
+    shown = metric_columns_by_group(records, lambda r: board.facts[r["instance"]].kind)
+    groups = list(shown)
     legend = metric_legend(c for mcols in shown.values() for c in mcols)
     lines += [GAP_LEGEND + (" *Gap b.k.*: to the suite's best-known value." if has_best_known else "")
               + (f" {legend}" if legend else ""), ""]

@@ -37,7 +37,7 @@ from harness.errors import HopbenchError
 from harness.outputs import OwnedDirectory, safe_name
 from harness.problems.registry import kind_of_objective
 from harness.report.formatting import (GAP_LEGEND, csv_unsafe, fmt_failed, fmt_gap, fmt_metric, fmt_num, fmt_time,
-                                       interleave, metric_columns, metric_legend, names_metric, reference_label,
+                                       interleave, metric_columns_by_group, metric_legend, names_metric, reference_label,
                                        reference_metric)
 
 SITE_DIR = "site"
@@ -333,11 +333,9 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
     records = [_clean(r) for r in rows.to_dict("records")]  # every row, also one whose cells were all declined
     ref_records = [_clean(r) for r in refs.to_dict("records")]
     has_best_known = any(r.get("best_known") is not None for r in records)
-    groups = list(dict.fromkeys(r["group"] for r in records))
-    shown = {}  # each group's metric columns (a difference column only where some row has a value)
-    for group in groups:
-        in_group = [r for r in records if r["group"] == group]
-        shown[group] = metric_columns(_kind_of(in_group[0]), in_group)
+    # each group's metric columns (a difference column only where some row has a value)
+    shown = metric_columns_by_group(records, _kind_of)
+    groups = list(shown)
     extra = metric_legend(c for mcols in shown.values() for c in mcols)
     legend = (GAP_LEGEND + (f" {extra}" if extra else "")).replace("**", "").replace("*", "").replace("`", "")
     body.append(f'<details class="legend"><summary>What the columns mean</summary><p class="legend">{_e(legend)}'
