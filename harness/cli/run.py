@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
     if jobs < 1:
         raise HopbenchError(f"--jobs must be >= 1, got {jobs}")
+    for flag, value in (("--min-nodes", args.min_nodes), ("--max-nodes", args.max_nodes)):
+        if value is not None and value < 1:  # a size below 1 selects all or nothing: surely a typo
+            raise HopbenchError(f"{flag} must be a vertex count >= 1, got {value}")
     suite = load_suite(args.suite)
     seeds = _seeds(args)  # every argument is checked before the store is opened (or created)
     time_limit = positive_seconds(args.time_limit) if args.time_limit else None

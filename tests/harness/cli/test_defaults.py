@@ -217,6 +217,10 @@ def test_run_filters_that_select_nothing_are_errors_before_any_store(cli, tmp_pa
         (["--instances", "hypercube:*"], "no instance matching"),
         (["--split", "tune"], "in split 'tune'"),
         (["--max-nodes", "3"], "of at most 3 nodes"),
+        (["--min-nodes", "100000"], "of at least 100000 nodes"),
+        (["--min-nodes", "40", "--max-nodes", "20"], "of at least 40 nodes of at most 20 nodes"),
+        (["--min-nodes", "-5"], "--min-nodes must be a vertex count >= 1, got -5"),
+        (["--max-nodes", "0"], "--max-nodes must be a vertex count >= 1, got 0"),
     ]:
         code, _, err = cli("run", "--suite", suite, "--storage", url, *args)
         assert fragment in one_line_error(code, err), (args, err)
