@@ -158,12 +158,12 @@ def test_a_strict_warm_up_raises_the_first_failure_every_time_and_declines_are_n
         raise RuntimeError("kernel failed")
 
     monkeypatch.setattr(warmup, "execute", run)
-    with pytest.raises(warmup.WarmUpFailed, match="warm-up problem 2/7 of kind shortcut: RuntimeError") as first:
-        warmup.warm_up_solver("random", time_s=7.0, strict=True)
+    with pytest.raises(warmup.WarmUpFailed, match="warm-up problem 2/10 of kind shortcut: RuntimeError") as first:
+        warmup.warm_up_solver("random", time_s=10.0, strict=True)
     assert first.value.index == 2 and first.value.kind == "shortcut"
-    assert calls[0].time_s == pytest.approx(0.25)  # a quarter of 7 s shared by 7 warm-up problems
+    assert calls[0].time_s == pytest.approx(0.25)  # a quarter of 10 s shared by 10 warm-up problems
     with pytest.raises(warmup.WarmUpFailed):
-        warmup.warm_up_solver("random", time_s=7.0, strict=True)
+        warmup.warm_up_solver("random", time_s=10.0, strict=True)
     assert len(calls) == 2  # not tried again
     warmup.warm_up_solver("random")  # the lenient warm-up of a shipped solver never raises
 
