@@ -1,7 +1,10 @@
 """Running one solver on one problem: the step shared by ``hopbench solve`` and the runner."""
 from __future__ import annotations
 
+import gc
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +22,33 @@ class RunOutcome:
     elapsed_s: float = 0.0
 
 
+_depth = 0  # execute() calls in progress: a solver may run another one (milp's warm start), threads may too
+_depth_lock = threading.Lock()
+
+
+@contextmanager
+def _old_objects_frozen():
+    """Collect garbage before the clock starts and keep the objects alive then out of timed collections.
+
+    A full collection scans every tracked object: in a long-lived process (a worker that
+    ran many cells, a test session) it can pause a run for most of a second, past a short
+    time limit.  Nested and concurrent runs leave it to the first one, whose clock may be running.
+    """
+    global _depth
+    with _depth_lock:
+        _depth += 1
+        if _depth == 1:
+            gc.collect()
+            gc.freeze()
+    try:
+        yield
+    finally:
+        with _depth_lock:
+            _depth -= 1
+            if _depth == 0:
+                gc.unfreeze()
+
+
 def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = None,
             on_report=None) -> RunOutcome:
     """Check ``skip``, run ``solver.solve`` under ``budget``, time it, evaluate the result.
@@ -32,9 +62,10 @@ def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = Non
         raise SolverDeclined(solver.name, reason)
     budget = budget or Budget()
     reporter = Reporter(budget, on_report=on_report)
-    start = time.perf_counter()
-    solution = solver.solve(problem, seed=seed, budget=budget, report=reporter)
-    elapsed = time.perf_counter() - start
+    with _old_objects_frozen():
+        start = time.perf_counter()
+        solution = solver.solve(problem, seed=seed, budget=budget, report=reporter)
+        elapsed = time.perf_counter() - start
     solution.solver = solver.name
     solution.params = dict(solver.config)
     solution.seed = seed

@@ -108,19 +108,28 @@ class ShortcutModel:
         return self.r[(s, v, k)]
 
     def hint(self, shortcuts: np.ndarray) -> None:
-        """Hint every variable from a feasible shortcut set (x, and r/z from its exact distances)."""
+        """Hint every variable from a feasible shortcut set (x, and r/z from its exact distances).
+
+        The hint is written into the model's proto in two bulk appends: one ``AddHint`` per
+        variable cost 0.65 s for 190k variables on a busy core, inside the solver's time limit.
+        """
         m = self.model
         m.ClearHints()
         chosen = np.zeros(len(self.x), bool)
         for u, v in np.asarray(shortcuts, np.int64).reshape(-1, 2).tolist():
             chosen[self._cand_index[(min(u, v), max(u, v))]] = True
-        for e, var in enumerate(self.x):
-            m.AddHint(var, bool(chosen[e]))
         d = distance_matrix(self.problem.graph_with(shortcuts)).astype(np.int64)
-        for (s, v, k), var in self.r.items():
-            m.AddHint(var, bool(d[s, v] <= k))
-        for var, e, s, w, k in self.z:
-            m.AddHint(var, bool(chosen[e] and (s == w or d[s, w] <= k)))
+        x_refs, r_refs, r_keys, z_refs, z_rows = self._hint_tables()
+        z_reach = (z_rows[:, 1] == z_rows[:, 2]) | (d[z_rows[:, 1], z_rows[:, 2]] <= z_rows[:, 3])
+        refs = np.concatenate([x_refs, r_refs, z_refs])
+        values = np.concatenate([chosen, d[r_keys[:, 0], r_keys[:, 1]] <= r_keys[:, 2],
+                                 chosen[z_rows[:, 0]] & z_reach]).astype(np.int64)
+        negated = refs < 0  # a negated literal -i-1 stands for NOT variable i
+        values[negated] = 1 - values[negated]
+        refs[negated] = -refs[negated] - 1
+        hints = m.Proto().solution_hint
+        hints.vars.extend(refs.tolist())
+        hints.values.extend(values.tolist())
         if self.longest is not None:
             lengths = [int(self.base_dist[u, v]) for u, v in self.cands[chosen].tolist()]
             top = max(lengths, default=0)
@@ -130,6 +139,18 @@ class ShortcutModel:
                 on = not picked and bool(chosen[e]) and int(self.base_dist[tuple(self.cands[e])]) == top
                 picked = picked or on
                 m.AddHint(var, on)
+
+    def _hint_tables(self) -> tuple[np.ndarray, ...]:
+        """Literal references and (pair, level) keys of x, r and z, built once per model."""
+        tables = getattr(self, "_tables", None)
+        if tables is None:
+            x_refs = np.array([var.Index() for var in self.x], np.int64)
+            r_refs = np.array([var.Index() for var in self.r.values()], np.int64)
+            r_keys = np.array(list(self.r.keys()), np.int64).reshape(-1, 3)
+            z_refs = np.array([row[0].Index() for row in self.z], np.int64)
+            z_rows = np.array([row[1:] for row in self.z], np.int64).reshape(-1, 4)
+            tables = self._tables = (x_refs, r_refs, r_keys, z_refs, z_rows)
+        return tables
 
     def shortcuts(self, value) -> np.ndarray:
         """The chosen shortcuts, read through ``value(var) -> bool`` (a solver or a callback)."""

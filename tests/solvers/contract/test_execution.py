@@ -1,0 +1,55 @@
+"""execute(): the timed step shared by the runner and ``hopbench solve``."""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+from harness.graphs.topologies import parse_spec
+from harness.problems.shortcut.problem import ShortcutProblem, Solution
+from solvers.contract.budget import Budget
+from solvers.contract.execution import execute
+
+
+class _Probe:
+    """A solver that records the collector's state while it runs, and can run another solver inside."""
+
+    name = "probe"
+    config: dict = {}
+
+    def __init__(self, inner=None):
+        self.inner = inner
+        self.frozen_during = None
+
+    def skip(self, problem):
+        return False, ""
+
+    def solve(self, problem, *, seed, budget, report):
+        self.frozen_during = gc.get_freeze_count()
+        if self.inner is not None:
+            execute(self.inner, problem, seed=seed, budget=budget)
+        return Solution(problem, np.empty((0, 2), np.int64))
+
+
+def _problem():
+    return ShortcutProblem(parse_spec("ring:8"), 3, 1, "aspl", base_spec="ring:8")
+
+
+def test_objects_alive_before_the_clock_are_frozen_out_of_timed_collections():
+    keep = [[i] for i in range(1000)]  # tracked objects that exist before the run
+    probe = _Probe()
+    execute(probe, _problem(), seed=1, budget=Budget(time_s=1.0))
+    assert probe.frozen_during >= len(keep)
+    assert gc.get_freeze_count() == 0  # and thawed afterwards: later garbage can be collected
+
+
+def test_a_nested_run_does_not_collect_inside_the_outer_clock(monkeypatch):
+    collections = []
+    real_collect = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: collections.append(a) or real_collect(*a))
+    inner = _Probe()
+    outer = _Probe(inner)
+    execute(outer, _problem(), seed=1, budget=Budget(time_s=1.0))
+    assert len(collections) == 1  # the outer run's, before its clock started
+    assert inner.frozen_during == outer.frozen_during > 0
+    assert gc.get_freeze_count() == 0
