@@ -86,6 +86,7 @@ class ShortcutModel:
     symmetry_used: bool = False
     longest: object = None  #: symmetry breaking: the largest base length of a chosen shortcut
     anchors: list = field(default_factory=list)  #: symmetry breaking: (literal, edge index) of anchor shortcuts
+    _tables: tuple | None = field(default=None, init=False, repr=False)  #: see :meth:`_hint_tables`
 
     @property
     def pairs(self) -> int:
@@ -142,7 +143,7 @@ class ShortcutModel:
 
     def _hint_tables(self) -> tuple[np.ndarray, ...]:
         """Literal references and (pair, level) keys of x, r and z, built once per model."""
-        tables = getattr(self, "_tables", None)
+        tables = self._tables
         if tables is None:
             x_refs = np.array([var.Index() for var in self.x], np.int64)
             r_refs = np.array([var.Index() for var in self.r.values()], np.int64)

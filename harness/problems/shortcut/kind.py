@@ -166,12 +166,11 @@ class ShortcutKind(ProblemKind):
         ]
 
     def warm_up_problems(self) -> list[Any]:
-        # each objective, the equality family, a regular problem, a graph wide enough for uint16
-        # distance matrices, and one large enough (n^2 >= 2^21) for the distance engine's parallel
-        # kernels, with a small diameter so that its evaluations stay cheap, and with a diameter past 255
-        # (uint16, the matrices of empty bases once connected); and empty bases (Graph
-        # Golf's), disconnected with uint8 and uint16 matrices, the latter past 2^21 pairs: every code
-        # path a shortcut solver compiles
+        # every code path a shortcut solver compiles: each objective, the equality family, a regular
+        # problem; uint16 distance matrices (ring:600); the distance engine's parallel kernels
+        # (n^2 >= 2^21) with uint8 (torus:40x40, a small diameter keeps its evaluations cheap) and
+        # uint16 matrices (mesh:6x260, a diameter past 255); empty bases (Graph Golf's), disconnected,
+        # with uint8 and, past 2^21 pairs, uint16 matrices
         return [_make("ring:12", 4, 3, "aspl"), _make("torus:4x4", 6, 3, "golf"), _make("mesh:3x3", 5, 2, "diameter"),
                 _make("ring:12", 4, 12, "ad", "equality"), _make("ring:12", 4, 12, "golf", regular=True),
                 _make("ring:600", 3, 2, "aspl"), _make("torus:40x40", 5, 2, "aspl"),
