@@ -15,6 +15,10 @@
 #                                      *.db files are git-ignored)
 #   JOBS    parallel cells           (default: the number of cores)
 #   EXTRA   extra arguments for every `hopbench run`, e.g. "--scheduler tcp://head:8786"
+#   ONLY    instance globs, comma-separated (e.g. "empty:64/cap3/*,empty:96/cap3/*"): re-run, replacing
+#           what the store holds, every cell of the matching instances only, and keep the other cells
+#           of the store.  For a change that alters a few instances' runs only; the provenance file
+#           then lists these commands and, below them, the earlier publish's.
 #
 # Re-running resumes: cells already in the store are skipped (see `hopbench run`), so an interrupted
 # publish continues where it stopped; `hopbench board` always rebuilds a suite's board from
@@ -27,6 +31,8 @@ SUITES=${SUITES:-$ALL_SUITES}
 STORE=${STORE:-sqlite:///hopbench-publish.db}
 JOBS=${JOBS:-$(nproc)}
 EXTRA=${EXTRA:-}
+ONLY=${ONLY:-}
+IFS=, read -ra ONLY_LIST <<< "${ONLY// /}"
 
 IFS=, read -ra ALL_LIST <<< "$ALL_SUITES"
 IFS=, read -ra LIST <<< "${SUITES// /}"
@@ -60,7 +66,20 @@ run() {  # run a command and remember it, shell-quoted, for the README (the stor
   COMMANDS+=("$shown")
 }
 hb_run() {  # one `hopbench run` of the publish, with the shared arguments
-  run hopbench run "$@" --storage "$STORE" --jobs "$JOBS" --no-progress --allow-failures $EXTRA
+  if [ -z "$ONLY" ]; then
+    run hopbench run "$@" --storage "$STORE" --jobs "$JOBS" --no-progress --allow-failures $EXTRA
+    return
+  fi
+  local glob
+  for glob in "${ONLY_LIST[@]}"; do
+    # (a glob this command's selection leaves empty, e.g. a small instance under --min-nodes, is skipped)
+    if hopbench run "$@" --instances "$glob" --storage "$STORE" --jobs 1 --rerun all --no-progress \
+         --allow-failures --solver none-such 2>&1 >/dev/null | grep -q "has no instance"; then
+      continue
+    fi
+    run hopbench run "$@" --instances "$glob" --rerun all --storage "$STORE" --jobs "$JOBS" --no-progress \
+      --allow-failures $EXTRA
+  done
 }
 
 
@@ -177,13 +196,20 @@ for suite in "${LIST[@]}"; do
   {
     echo "## $suite"
     echo
-    echo "With \`STORE=$(echo "$STORE" | sed -E 's#://[^@/]*@#://***@#')\` and \`JOBS=$JOBS\` (\`SUITES=$SUITES leaderboards/publish.sh\`):"
+    only_shown=${ONLY:+ONLY=\'$ONLY\' }
+    echo "With \`STORE=$(echo "$STORE" | sed -E 's#://[^@/]*@#://***@#')\` and \`JOBS=$JOBS\` (\`${only_shown}SUITES=$SUITES leaderboards/publish.sh\`):"
     echo
     echo '```bash'
     printf '%s\n' "${SUITE_COMMANDS[$suite]}"
     echo "$BOARD_COMMAND"
     echo '```'
     echo
+    if [ -n "$ONLY" ] && [ -e "leaderboards/provenance/$suite.md" ]; then
+      # a partial re-run: the other cells come from the earlier publish, whose commands stay on record
+      echo "These re-ran every cell of the instances matching \`$ONLY\`; the board's other cells were recorded by the earlier publish:"
+      echo
+      awk '/^```bash/ {on = 1} /^- runs:/ {exit} on' "leaderboards/provenance/$suite.md"
+    fi
     recorded "$suite"
     echo "- board built: $built (UTC)"
     echo "- machine: $(hostname), ${cpu:-unknown CPU}, $(nproc) cores, ${mem:-unknown} RAM, ${os:-$(uname -sr)}"

@@ -49,30 +49,55 @@ def moore_source_sum(n: int, d: int) -> int:
     return total
 
 
+def moore_diameter(n: int, d: int) -> int:
+    """Least possible diameter of n vertices at maximum degree d (n when no connected graph exists)."""
+    if n <= 1:
+        return 0
+    if d <= 0 or (d == 1 and n > 2):
+        return n
+    placed, level = 1, 0
+    while placed < n:
+        level += 1
+        placed += d * (d - 1) ** (level - 1) if d > 1 else 1
+    return level
+
+
 #: the automatic symmetry takes the smallest orbit size m >= AUTO_MIN_ORBIT (dividing n) whose m d / 2
-#: edge orbits number at least AUTO_ORBITS_PER_BIT x log2(n).  Small orbits shrink the search space
-#: a lot (m d / 2 orbits of edges instead of n d / 2 edges) and, measured on graph golf instances
-#: (20 s, one core, seed 1; ASPL at the diameter reached), anneal far better than large ones:
-#: (72, 4) m = 4: 2.98592 (the optimum, 2 of 2 seeds at 2M evaluations), m = 8: 2.99296, m = 36: 3.02;
-#: (256, 8) m = 4 / 8 / 16 / 32 / 64: 2.7500 / 2.7564 / 2.7588 / 2.7609 / 2.7611;
-#: (512, 6) m = 4 / 8 / 64: 3.6116 / 3.6196 / 3.6226; (1024, 8) m = 4 / 16 / 64: 3.5215 / 3.5258 / 3.5318;
-#: but (1024, 4) needs more orbits: m = 4 gives diameter 8 / 5.5557, m = 8 diameter 7 / 5.4792 (the
-#: best-known diameter), m = 16 / 64: 8 / 5.4607, 5.4664.  The log2(n) rule picks m = 4 for the first
-#: four and m = 8 for (1024, 4).  Up to 64 vertices it picks none: one word holds every source there,
-#: so symmetry saves no BFS work, and (32, 5) anneals better without (2.0363-2.0383 in 3 of 3 seeds,
-#: against 2.0565 at m = 4).
+#: edge orbits number at least AUTO_ORBITS_PER_BIT x log2(n) and with m (d - 1) >= AUTO_MIN_GROWTH.
+#: Small orbits shrink the search space a lot (m d / 2 orbits of edges instead of n d / 2 edges) and,
+#: measured on graph golf instances (one core, seed 1 unless said; ASPL at the diameter reached),
+#: anneal far better than large ones as long as they are not too small:
+#: 20 s: (256, 8) m = 4 / 8 / 16 / 32 / 64: 2.7500 / 2.7564 / 2.7588 / 2.7609 / 2.7611;
+#: (512, 6) m = 4 / 8 / 64: 3.6116 / 3.6196 / 3.6226 (60 s: m = 4 / 8: 3.5949 / 3.6130);
+#: (1024, 8) m = 4 / 16 / 64: 3.5215 / 3.5258 / 3.5318; but (1024, 4) needs more orbits: m = 4 gives
+#: diameter 8 / 5.5557, m = 8 diameter 7 / 5.4792 (the best-known diameter), m = 16 / 64: 8.
+#: Sparse graphs need larger orbits still, hence the growth term m (d - 1) (60 s): (96, 3) m = 6 / 8 /
+#: 12 / 16: 4.4474 / 4.3868 / 4.2982 (2 of 2 seeds) / 4.3000; (64, 3) reaches the best-known diameter 5
+#: at m = 16 (3 of 3 seeds) and m = 32, never at m = 8 (0 of 2) or without symmetry (0 of 4, 120 s);
+#: (72, 4) meets its optimum at m = 4 and at m = 8 (3 of 3 seeds, within 13 s).
+#: Up to 64 vertices one word holds every source, so symmetry saves no BFS work; there it is used
+#: only for sparse graphs (Moore diameter >= AUTO_SMALL_MIN_DIAMETER, as (64, 3)): dense ones anneal
+#: better without — (32, 5) meets its optimum only without (m = 8: 2.0363 in 2 of 2 seeds), (36, 3) at
+#: m = 12 stays at diameter 5 (best known 4).
 AUTO_MIN_ORBIT = 4
 AUTO_ORBITS_PER_BIT = 1.25
+AUTO_MIN_GROWTH = 20
+AUTO_SMALL_N = 64
+AUTO_SMALL_MIN_DIAMETER = 5
 
 
 def auto_symmetry(n: int, ports: int, rotation_ok=lambda g: True) -> int:
     """g = n / m for the smallest m >= AUTO_MIN_ORBIT dividing n with m x ports even, m x ports / 2 >=
-    AUTO_ORBITS_PER_BIT x log2(n) and ``rotation_ok(g)``; 1 when there is none with g >= 2, or n <= 64."""
-    if n <= 64 or ports < 1:
-        return 1  # one word already holds every source: symmetry would save no BFS work
+    AUTO_ORBITS_PER_BIT x log2(n), m x (ports - 1) >= AUTO_MIN_GROWTH and ``rotation_ok(g)``; 1 when
+    there is none with g >= 2, or when n <= AUTO_SMALL_N and the Moore diameter is below
+    AUTO_SMALL_MIN_DIAMETER (see the measurements above)."""
+    if ports < 1:
+        return 1
+    if n <= AUTO_SMALL_N and moore_diameter(n, ports) < AUTO_SMALL_MIN_DIAMETER:
+        return 1  # one word already holds every source, and dense small graphs anneal better without
     need = AUTO_ORBITS_PER_BIT * math.log2(n)
     for m in range(AUTO_MIN_ORBIT, n // 2 + 1):
-        if n % m or (m * ports) % 2 or m * ports / 2 < need:
+        if n % m or (m * ports) % 2 or m * ports / 2 < need or m * (ports - 1) < AUTO_MIN_GROWTH:
             continue
         if rotation_ok(n // m):
             return n // m

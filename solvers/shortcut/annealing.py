@@ -232,8 +232,8 @@ class Annealing(Solver):
                        tunable=False),
         "symmetry": Param(0, "swap mode: g-fold rotational symmetry (v -> v + n/g): n divisible by g, the base "
                              "invariant; evaluation cost / g.  0 (default): automatic (small orbits: the smallest "
-                             "m = n/g >= 4 with m x cap / 2 >= 1.25 log2(n) edge orbits; none when n <= 64 or n has "
-                             "no such m); 1: none", minimum=0, tunable=False),
+                             "m = n/g >= 4 with m x cap / 2 >= 1.25 log2(n) edge orbits and m (cap - 1) >= 20; none "
+                             "when n has no such m, or n <= 64 with a Moore diameter below 5); 1: none", minimum=0, tunable=False),
         "swap_t0": Param(0.0, "swap mode: start temperature in pair-distance units (0: calibrated like ODP's SA, "
                               "the largest rise over 100 greedy moves / ln 2)", minimum=0.0, tunable=False),
         "swap_t1": Param(0.217, "swap mode: final temperature in pair-distance units (0.217 = 2 / ln 1e4: a "

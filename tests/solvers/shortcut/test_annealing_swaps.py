@@ -169,7 +169,7 @@ def test_same_seed_same_solution_and_trace_is_monotone():
     second = run(p, seed=4, evaluations=1500, symmetry=0)
     assert np.array_equal(first.solution.shortcuts, second.solution.shortcuts)
     assert first.solution.extra == second.solution.extra
-    assert first.solution.extra["symmetry"] == 16  # orbits of 6 vertices: 12 edge orbits >= 1.25 log2(96)
+    assert first.solution.extra["symmetry"] == 12  # orbits of 8 vertices: 8 x 3 >= 20 (6 x 3 is not)
     values = [pt.value for pt in first.trace]
     assert all(b < a for a, b in zip(values, values[1:]))
     assert values[-1] == first.solution.evaluation.objective
@@ -182,8 +182,12 @@ def test_symmetry_option():
     e = out.solution.shortcuts
     assert edge_set((e + 8) % 256) == edge_set(e)
     assert out.solution.evaluation.diameter < math.inf
-    assert _golf.auto_symmetry(72, 4) == 18 and _golf.auto_symmetry(1024, 4) == 128
-    assert _golf.auto_symmetry(101, 4) == 1 and _golf.auto_symmetry(64, 4) == 1
+    assert _golf.auto_symmetry(72, 4) == 9 and _golf.auto_symmetry(1024, 4) == 128
+    assert _golf.auto_symmetry(101, 4) == 1 and _golf.auto_symmetry(256, 8) == 64
+    # sparse graphs get larger orbits (m (d - 1) >= 20): 12 vertices for (96, 3), 16 for (64, 3) ...
+    assert _golf.auto_symmetry(96, 3) == 8 and _golf.auto_symmetry(64, 3) == 4
+    # ... and up to 64 vertices, dense graphs (Moore diameter < 5) none
+    assert _golf.auto_symmetry(64, 4) == 1 and _golf.auto_symmetry(32, 5) == 1 and _golf.auto_symmetry(36, 3) == 1
     with pytest.raises(HopbenchError, match="divisible"):
         run(p, symmetry=3)
     with pytest.raises(HopbenchError, match="invariant"):
@@ -192,6 +196,13 @@ def test_symmetry_option():
         run(problem("empty:30", 3), symmetry=2)  # 15 vertices x 3 ports per orbit
     with pytest.raises(HopbenchError, match="swap mode"):
         run(problem("empty:30", 4, budget=10), symmetry=2)
+
+
+@pytest.mark.parametrize("n, d, diameter", [(1, 3, 0), (2, 1, 1), (3, 1, 3), (10, 2, 5), (10, 3, 2), (11, 3, 3),
+                                             (64, 3, 5), (46, 3, 4), (47, 3, 5), (1024, 32, 2), (1026, 32, 3)])
+def test_moore_diameter(n, d, diameter):
+    # the levels of a Moore tree hold 1, d, d (d - 1), ... vertices; no connected graph: n
+    assert _golf.moore_diameter(n, d) == diameter
 
 
 def test_no_connected_graph_exists():
