@@ -47,6 +47,30 @@ for suite in "${LIST[@]}"; do
 done
 SUITES=$(IFS=,; echo "${LIST[*]}")
 
+if [ -n "$ONLY" ]; then
+  # A board is rebuilt from everything its suite has in the store: a partial re-run into a store
+  # without the earlier publish's runs would publish a board of the re-run instances only.
+  for suite in "${LIST[@]}"; do
+    python - "$STORE" "$suite" "$ONLY" <<'PY' || exit 2
+import fnmatch
+import sys
+
+from harness.bench.store import Store
+from harness.errors import HopbenchError
+
+url, suite, globs = sys.argv[1], sys.argv[2], [g for g in sys.argv[3].split(",") if g.strip()]
+try:
+    runs = Store.open(url, mode="read").dataframe(suite=suite, with_solutions=False)
+except HopbenchError as exc:
+    sys.exit(f"error: ONLY re-runs part of a published suite, but {exc}")
+others = [i for i in set(runs.instance) if not any(fnmatch.fnmatchcase(i, g.strip()) for g in globs)]
+if not others:
+    sys.exit(f"error: ONLY re-runs part of suite {suite}, but STORE holds none of its other cells, so its board "
+             "would show the re-run instances only; point STORE at the earlier publish's store, or unset ONLY")
+PY
+  done
+fi
+
 if [ -n "$(git status --porcelain -- harness solvers instances 2>/dev/null)" ]; then
   echo "warning: harness/, solvers/ or instances/ have uncommitted changes; the runs record the commit" \
        "$(git rev-parse --short HEAD), not your working tree" >&2

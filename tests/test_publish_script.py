@@ -1,5 +1,6 @@
-"""leaderboards/publish.sh refuses a SUITES list naming no suite or one it does not publish, before running
-anything; every published suite has its commands and, once published, its provenance file."""
+"""leaderboards/publish.sh refuses a SUITES list naming no suite or one it does not publish, and a partial
+re-run (ONLY) into a store without the earlier publish, before running anything; every published suite
+has its commands and, once published, its provenance file."""
 from __future__ import annotations
 
 import os
@@ -12,6 +13,15 @@ SCRIPT = Path(__file__).resolve().parents[1] / "leaderboards" / "publish.sh"
 ALL = "edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf"
 
 
+def _fake_hopbench(tmp_path: Path) -> dict[str, str]:
+    """The environment of a publish whose `hopbench` only leaves a mark (and fails) if it is ever run."""
+    fake = tmp_path / "bin" / "hopbench"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\nexit 1\n")
+    fake.chmod(0o755)
+    return {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"}
+
+
 @pytest.mark.parametrize("suites, message", [
     ("graphgolf,nonsense", f"error: SUITES names 'nonsense', which is not a published suite; use some of {ALL}"),
     (",", f"error: SUITES names '', which is not a published suite; use some of {ALL}"),
@@ -20,12 +30,7 @@ ALL = "edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf"
 def test_a_bad_suite_list_is_refused_before_anything_runs(tmp_path, suites, message):
     # a stand-in hopbench first on PATH: if the script ever got past its checks, it would leave a mark
     # and fail instead of starting hours of real runs
-    fake = tmp_path / "bin" / "hopbench"
-    fake.parent.mkdir()
-    fake.write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\nexit 1\n")
-    fake.chmod(0o755)
-    env = {**os.environ, "SUITES": suites, "STORE": f"sqlite:///{tmp_path / 'never.db'}",
-           "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {**_fake_hopbench(tmp_path), "SUITES": suites, "STORE": f"sqlite:///{tmp_path / 'never.db'}"}
     out = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines()[-1] == message
@@ -40,3 +45,22 @@ def test_every_published_suite_has_its_commands_and_a_provenance_file():
     for suite in suites:
         assert f"publish_{suite}() {{" in text, suite
         assert (SCRIPT.parent / suite).is_dir() == (provenance / f"{suite}.md").is_file(), suite
+
+
+def test_a_partial_rerun_needs_the_earlier_publish_in_the_store(tmp_path):
+    # ONLY re-runs a few instances of a suite whose board is rebuilt from the whole store: a store
+    # without the suite's other cells (missing, or empty) is refused before anything runs
+    from harness.bench.store import Store
+
+    empty = tmp_path / "empty.db"
+    Store.open(f"sqlite:///{empty}")  # the tables, no runs
+    env = _fake_hopbench(tmp_path)
+    for store, message in [(tmp_path / "missing.db", "does not exist"),
+                           (empty, "STORE holds none of its other cells")]:
+        out = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=120,
+                             env={**env, "SUITES": "graphgolf", "ONLY": "empty:64/cap3/*",
+                                  "STORE": f"sqlite:///{store}"})
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.strip().splitlines()[-1].startswith("error: ONLY re-runs part of")
+        assert message in out.stderr
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "missing.db").exists()
