@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from harness.errors import HopbenchError
+from harness.graphs.bounds import moore_bound
 from harness.problems.shortcut.problem import ShortcutProblem
 from solvers.shortcut import _golf_kernel as G
 
@@ -51,15 +52,8 @@ def moore_source_sum(n: int, d: int) -> int:
 
 def moore_diameter(n: int, d: int) -> int:
     """Least possible diameter of n vertices at maximum degree d (n when no connected graph exists)."""
-    if n <= 1:
-        return 0
-    if d <= 0 or (d == 1 and n > 2):
-        return n
-    placed, level = 1, 0
-    while placed < n:
-        level += 1
-        placed += d * (d - 1) ** (level - 1) if d > 1 else 1
-    return level
+    bound = moore_bound(n, d)
+    return n if math.isinf(bound) else int(bound)
 
 
 #: the automatic symmetry takes the smallest orbit size m >= AUTO_MIN_ORBIT (dividing n) whose m d / 2
