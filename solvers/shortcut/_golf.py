@@ -139,7 +139,10 @@ def check_symmetry(problem: ShortcutProblem, g: int) -> None:
 class SwapState:
     """The arrays of :func:`solvers.shortcut._golf_kernel.run_swaps`, built from a random start."""
 
-    def __init__(self, problem: ShortcutProblem, g: int, rng: np.ndarray, *, diameter_weight: float) -> None:
+    def __init__(self, problem: ShortcutProblem, g: int, rng: np.ndarray, *, diameter_weight: float,
+                 start: np.ndarray | None = None) -> None:
+        """``start``: an (n, cap) neighbour table (-1: a free port) of the first graph, for g = 1 on an
+        empty base (the polarity start); None: a random fill."""
         check_symmetry(problem, g)
         self.problem = problem
         n = problem.n
@@ -161,7 +164,12 @@ class SwapState:
             self.radj[r, :nb_.size] = nb_
         self.rbase = base_deg[:m].copy()
         self.rdeg = np.full(m, cap, np.int64)
-        if not G.random_fill(rng, self.radj, self.rbase, self.rdeg, m, n, g, FILL_ATTEMPTS):
+        if start is not None:
+            if g != 1 or problem.base.m or start.shape != (n, width):
+                raise ValueError("a start graph needs symmetry 1, an empty base and an (n, cap) table")
+            self.radj[:] = start
+            self.rdeg = (start >= 0).sum(axis=1).astype(np.int64)
+        elif not G.random_fill(rng, self.radj, self.rbase, self.rdeg, m, n, g, FILL_ATTEMPTS):
             raise FillFailed(f"no random fill of every port found in {FILL_ATTEMPTS} attempts")
         self.nbr = np.full((n, width), -1, np.int64)
         self.deg = np.tile(self.rdeg, g)

@@ -57,6 +57,11 @@ ln 2) down to ``swap_t1`` (ODP's 0.217), geometric over the budget.  ``symmetry=
 graphs invariant under v -> v + n/g (swaps act on orbits of g edges; BFS from the n/g sources of
 one orbit, the rest by symmetry); ``symmetry=0``, the default, picks small orbits automatically,
 which on the graph golf instances anneals much better (see :data:`solvers.shortcut._golf.AUTO_ORBITS_PER_BIT`).
+From degree cap 16 up, where n is within 9/8 of an Erdős–Rényi polarity graph's order (q^2 + q + 1
+at q = cap - 1, or q^2 - 1 at q = cap with one closed neighbourhood cut out; q a prime power), the
+first graph is that graph extended by edge splitting (``swap_start``, :mod:`solvers.shortcut._polarity`),
+and the schedule polishes it from ``swap_t1`` instead of melting it: on (1024, 32) that gives 2.0005
+against 2.20 from a random start (best known 1.998).
 A run stops early when its best graph meets the problem's lower bound (the Moore bound and
 Cerf et al.'s ASPL bound): that graph is optimal (``extra["lower_bound_reached"]``).
 
@@ -86,7 +91,7 @@ from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
 from solvers.shortcut import _annealing_kernel as K
-from solvers.shortcut import _golf
+from solvers.shortcut import _golf, _polarity
 from solvers.shortcut.feasible import FeasiblePairs
 
 #: evaluations per kernel call when the schedule follows an evaluation count (fixed, so runs are reproducible)
@@ -95,6 +100,11 @@ EVAL_CHUNK = 1024
 TIME_SLICE = 0.02
 #: greedy moves that calibrate the swap mode's start temperature (ODP's SA uses 100)
 CALIBRATION_MOVES = 100
+#: swap_start=auto takes the polarity start from this degree cap up.  Measured at 120 s, seeds 1-2:
+#: (1024, 32) from it 2.00045 (best known 1.998), from a random graph 2.20 at every orbit size; but
+#: (64, 8) from it 1.9623 / 1.9643 annealed hot, 1.989 / 1.992 polished cold (30 s), from a random
+#: graph 1.9646: at low degree swaps find as good graphs, and the cut plane is a poor basin
+POLARITY_MIN_AUTO_CAP = 16
 
 
 def parse_init(text: str) -> tuple[str, dict[str, str]]:
@@ -234,7 +244,15 @@ class Annealing(Solver):
                              "invariant; evaluation cost / g.  0 (default): automatic (small orbits: the smallest "
                              "m = n/g >= 4 with m x cap / 2 >= 1.25 log2(n) edge orbits and m (cap - 1) >= 20; none "
                              "when n has no such m, or n <= 64 with a Moore diameter below 5); 1: none", minimum=0, tunable=False),
-        "swap_t0": Param(0.0, "swap mode: start temperature in pair-distance units (0: calibrated like ODP's SA, "
+        "swap_start": Param("auto", "swap mode: the first graph.  random: a random fill of every port; polarity: the "
+                                    "Erdos-Renyi polarity graph of PG(2, q) (q = cap - 1 a prime power, q^2 + q + 1 "
+                                    "vertices; or q = cap without one point's closed neighbourhood, q^2 - 1), extended "
+                                    "by edge splitting (an empty base, n within 9/8 of that order; no symmetry), "
+                                    "polished from swap_t1 rather than melted at ODP's start temperature; auto: "
+                                    "polarity where it applies, cap >= 16 and symmetry is 0 or 1, else random",
+                            choices=("auto", "random", "polarity"), tunable=False),
+        "swap_t0": Param(0.0, "swap mode: start temperature in pair-distance units (0: swap_t1 from a polarity "
+                              "start, else calibrated like ODP's SA, "
                               "the largest rise over 100 greedy moves / ln 2)", minimum=0.0, tunable=False),
         "swap_t1": Param(0.217, "swap mode: final temperature in pair-distance units (0.217 = 2 / ln 1e4: a "
                                 "one-pair, one-hop rise accepted 1 time in 100; ODP's value)",
@@ -362,10 +380,12 @@ class Annealing(Solver):
                      budget: Budget, report: Reporter) -> Solution | None:
         """Anneal a random near-regular graph with 2-opt swaps (:mod:`solvers.shortcut._golf`);
         None when no random fill of every port was found (the caller falls back on shortcut moves)."""
-        g = _golf.symmetry_for(problem, int(cfg["symmetry"]))
+        start = _polarity_start(problem, cfg, rng, report)
+        g = 1 if start is not None else _golf.symmetry_for(problem, int(cfg["symmetry"]))
         kernel_rng = rng.integers(1, np.iinfo(np.uint64).max, size=4, dtype=np.uint64)
         try:
-            state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=float(cfg["diameter_weight"]))
+            state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=float(cfg["diameter_weight"]),
+                                    start=start)
         except _golf.FillFailed:
             if g == 1:
                 return None
@@ -404,6 +424,10 @@ class Annealing(Solver):
         # the start temperature: ODP's calibration (greedy moves, the largest rise / ln 2)
         t1 = float(cfg["swap_t1"])
         t0 = float(cfg["swap_t0"])
+        if t0 <= 0.0 and start is not None:
+            # a constructed start is polished, not melted: ODP's calibration (334 on (1024, 32)) would
+            # randomise it at once, and a random 32-regular graph is 10 % worse than the polarity one
+            t0 = t1
         if t0 <= 0.0:
             left = min(CALIBRATION_MOVES, allowance())
             chunk = 1
@@ -448,9 +472,33 @@ class Annealing(Solver):
                 chunk = _next_chunk(done, time.perf_counter() - began, report)
         names = ("moves", "accepted", "improved", "early_exits", "too_long", "invalid_draws", "rotations")
         stats = dict(zip(names, map(int, state.stats)))
-        stats.update(mode="swaps", symmetry=g, start_temperature=round(t0, 6),
+        stats.update(mode="swaps", symmetry=g, start="random" if start is None else "polarity",
+                     start_temperature=round(t0, 6),
                      final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal())
         return Solution(problem, state.best_shortcuts(), extra=stats)
+
+
+def _polarity_start(problem: ShortcutProblem, cfg: dict[str, Any], rng: np.random.Generator,
+                    report: Reporter) -> np.ndarray | None:
+    """The swap mode's algebraic first graph (:mod:`solvers.shortcut._polarity`) when ``swap_start``
+    asks for it or (auto) it applies; None for a random fill (also when the time budget runs out
+    while the graph is built)."""
+    kind = str(cfg["swap_start"])
+    if kind == "random":
+        return None
+    n, cap = problem.n, int(problem.degree_cap)
+    q = _polarity.plan(n, cap) if problem.base.m == 0 else None
+    symmetry = int(cfg["symmetry"])
+    if kind == "polarity":
+        if not q:
+            raise HopbenchError(f"swap_start=polarity needs an empty base and n within 9/8 of q^2 + q + 1 (q = cap - 1) "
+                                f"or of q^2 - 1 (q = cap), q a prime power; n = {n}, cap = {cap} is neither (use "
+                                "swap_start=random)")
+        if symmetry > 1:
+            raise HopbenchError("swap_start=polarity has no rotational symmetry; use symmetry=0 or 1 with it")
+    elif not q or symmetry > 1 or cap < POLARITY_MIN_AUTO_CAP:
+        return None
+    return _polarity.polarity_start(n, cap, rng, report.should_stop)
 
 
 def _next_chunk(done: int, spent: float, report: Reporter) -> int:
