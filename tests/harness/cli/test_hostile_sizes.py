@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -21,24 +20,37 @@ ROOT = Path(__file__).resolve().parents[3]
 GB = 2**30
 
 
+#: runs the command given after its first two arguments and writes "peak-RSS-KiB exit-code" to the file
+#: named by the first.  A child's peak RSS as wait4 reports it starts at its parent's footprint (vfork,
+#: then exec keeps the old mm's high-water mark): a pytest worker of 1 GB made every case fail.  This
+#: launcher is small, and its RUSAGE_CHILDREN peak is the hopbench child's own.
+LAUNCHER = """
+import resource, subprocess, sys
+report, timeout, command = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+try:
+    code = subprocess.run(command, stdin=subprocess.DEVNULL, timeout=timeout).returncode
+except subprocess.TimeoutExpired:
+    code = -9
+with open(report, "w") as out:
+    out.write(f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss} {code}")
+"""
+
+
 def hopbench(*args, env_extra: dict[str, str] | None = None, timeout: float = 60) -> tuple[int, str, str, int]:
     """Run the CLI in a child process; returns (exit code, stdout, stderr, peak RSS in bytes)."""
     env = dict(os.environ, **(env_extra or {}))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *map(str, args)], stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=err, env=env, cwd=ROOT)
-        timer = threading.Timer(timeout, proc.kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage, not every child's
-        finally:
-            timer.cancel()
-        proc.returncode = code = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "usage"
+        subprocess.run([sys.executable, "-c", LAUNCHER, str(report), str(timeout), sys.executable, "-m", "harness.cli",
+                        *map(str, args)], stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=ROOT,
+                       timeout=timeout + 30, check=True)
+        peak_kib, code = map(int, report.read_text().split())
         assert code != -9, f"hopbench {' '.join(map(str, args))} hung for {timeout} s"
         out.seek(0)
         err.seek(0)
-        return code, out.read().decode(), err.read().decode(), usage.ru_maxrss * 1024
+        return code, out.read().decode(), err.read().decode(), peak_kib * 1024
 
 
 def one_line_error(code: int, err: str, rss: int) -> str:
