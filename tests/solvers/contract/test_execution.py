@@ -20,6 +20,7 @@ class _Probe:
     def __init__(self, inner=None):
         self.inner = inner
         self.frozen_during = None
+        self.frozen_after_inner = None
 
     def skip(self, problem):
         return False, ""
@@ -28,6 +29,7 @@ class _Probe:
         self.frozen_during = gc.get_freeze_count()
         if self.inner is not None:
             execute(self.inner, problem, seed=seed, budget=budget)
+            self.frozen_after_inner = gc.get_freeze_count()
         return Solution(problem, np.empty((0, 2), np.int64))
 
 
@@ -53,5 +55,8 @@ def test_no_run_collects_garbage_and_a_nested_run_keeps_the_outer_freeze(monkeyp
     outer = _Probe(inner)
     execute(outer, _problem(), seed=1, budget=Budget(time_s=1.0))
     assert collections == []
-    assert inner.frozen_during == outer.frozen_during > 0
+    # the inner run neither freezes again (that would add the objects made since) nor thaws the
+    # outer freeze; the count may drop a little as frozen objects die (seen under pytest-xdist)
+    assert 0 < inner.frozen_during <= outer.frozen_during
+    assert 0 < outer.frozen_after_inner <= inner.frozen_during
     assert gc.get_freeze_count() == 0
