@@ -62,6 +62,10 @@ at q = cap - 1, or q^2 - 1 at q = cap with one closed neighbourhood cut out; q a
 first graph is that graph extended by edge splitting (``swap_start``, :mod:`solvers.shortcut._polarity`),
 and the schedule polishes it from ``swap_t1`` instead of melting it: on (1024, 32) that gives 2.0005
 against 2.20 from a random start (best known 1.998).
+``swap_restart=random`` makes the ``restarts`` legs independent: each starts from a new random
+graph (same symmetry) and the best graph of all legs is returned; with small symmetric orbits,
+where a run settles within seconds, ten fresh legs beat one long schedule at 120 s (measured in
+docs/graphgolf.md).
 A run stops early when its best graph meets the problem's lower bound (the Moore bound and
 Cerf et al.'s ASPL bound): that graph is optimal (``extra["lower_bound_reached"]``).
 
@@ -257,6 +261,9 @@ class Annealing(Solver):
         "swap_t1": Param(0.217, "swap mode: final temperature in pair-distance units (0.217 = 2 / ln 1e4: a "
                                 "one-pair, one-hop rise accepted 1 time in 100; ODP's value)",
                          low=0.02, high=2.0, log=True, minimum=1e-6),
+        "swap_restart": Param("best", "swap mode: where each leg after the first (see restarts) starts.  best: the "
+                                      "best state, reheated; random: a new random graph (a fresh fill; independent "
+                                      "legs, the best of all returned)", choices=("best", "random"), tunable=False),
         "diameter_weight": Param(0.0, "swap mode, golf: extra energy per pair at the current diameter while it is "
                                       "above the Moore bound (0: the diameter only by the lexicographic rule)",
                                  low=0.0, high=4.0, minimum=0.0),
@@ -383,9 +390,9 @@ class Annealing(Solver):
         start = _polarity_start(problem, cfg, rng, report)
         g = 1 if start is not None else _golf.symmetry_for(problem, int(cfg["symmetry"]))
         kernel_rng = rng.integers(1, np.iinfo(np.uint64).max, size=4, dtype=np.uint64)
+        weight = float(cfg["diameter_weight"])
         try:
-            state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=float(cfg["diameter_weight"]),
-                                    start=start)
+            state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight, start=start)
         except _golf.FillFailed:
             if g == 1:
                 return None
@@ -395,9 +402,11 @@ class Annealing(Solver):
             # the automatic choice is only a speed-up: without a symmetric fill, anneal without symmetry
             g = 1
             try:
-                state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=float(cfg["diameter_weight"]))
+                state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight)
             except _golf.FillFailed:
                 return None
+        fresh_legs = str(cfg["swap_restart"]) == "random"
+        kept = None  # fresh legs: the best graph of the legs already ended (each leg is a new SwapState)
         objective = problem.objective
         best_value = _objective_of(objective, *state.best)
         report(best_value, moves=0, shortcuts=int(state.best_shortcuts().shape[0]))
@@ -454,7 +463,14 @@ class Annealing(Solver):
             this_leg = min(int(frac * legs), legs - 1)
             if this_leg > leg:
                 leg = this_leg
-                state.reload_best()
+                if fresh_legs:
+                    kept = _keep_better(state, kept)
+                    try:
+                        state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight)
+                    except _golf.FillFailed:
+                        state.reload_best()  # no new fill was found: this leg reheats instead
+                else:
+                    state.reload_best()
             local = frac * legs - leg
             if mode == "time":
                 want, dfrac = chunk, 0.0
@@ -475,6 +491,9 @@ class Annealing(Solver):
         stats.update(mode="swaps", symmetry=g, start="random" if start is None else "polarity",
                      start_temperature=round(t0, 6),
                      final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal())
+        if fresh_legs:
+            stats["legs"] = leg + 1  # the counters above are the last leg's
+            return Solution(problem, _keep_better(state, kept)[1], extra=stats)
         return Solution(problem, state.best_shortcuts(), extra=stats)
 
 
@@ -510,6 +529,15 @@ def _next_chunk(done: int, spent: float, report: Reporter) -> int:
 
 
 __all__ = ["Annealing", "parse_init"]
+
+
+def _keep_better(state: "_golf.SwapState", kept: tuple | None) -> tuple:
+    """(rank, edges): the better of a kept best graph and ``state``'s best, ranked by (unreachable
+    pairs, energy) as the kernel ranks states; ties keep the earlier one."""
+    rank = state.best
+    if kept is None or rank < kept[0]:
+        return rank, state.best_shortcuts()
+    return kept
 
 
 def _schedule_clock(budget: Budget, report: Reporter, moves: int) -> tuple[str, float]:

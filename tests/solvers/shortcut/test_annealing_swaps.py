@@ -236,6 +236,22 @@ def test_reheats_restart_from_the_best_state():
     assert out.solution.evaluation.objective == values[-1] and out.evaluations == 3000
 
 
+def test_fresh_legs_return_the_best_graph_of_all_legs():
+    # eight short hot legs, each from a new random graph: later legs often end worse than earlier
+    # ones, and the graph returned must still be the best one reported
+    p = problem("empty:128", 4)
+    out = run(p, evaluations=4000, restarts=7, swap_restart="random", swap_t0=500.0)
+    values = [pt.value for pt in out.trace]
+    assert all(b < a for a, b in zip(values, values[1:]))
+    assert out.solution.evaluation.objective == values[-1] and out.evaluations == 4000
+    assert out.solution.extra["legs"] == 8
+    again = run(p, evaluations=4000, restarts=7, swap_restart="random", swap_t0=500.0)
+    assert edge_set(again.solution.shortcuts) == edge_set(out.solution.shortcuts)
+    # the legs really start afresh: reheats from the best state follow another path
+    reheats = run(p, evaluations=4000, restarts=7, swap_t0=500.0)
+    assert edge_set(reheats.solution.shortcuts) != edge_set(out.solution.shortcuts)
+
+
 def test_stops_when_the_lower_bound_is_met():
     # (16, 3): the optimum (diameter 3, ASPL 2.2) meets the Moore and Cerf bounds, so a graph
     # that reaches it is optimal and the remaining budget is not spent
