@@ -407,6 +407,7 @@ class Annealing(Solver):
                 return None
         fresh_legs = str(cfg["swap_restart"]) == "random"
         kept = None  # fresh legs: the best graph of the legs already ended (each leg is a new SwapState)
+        fresh_started = 1  # legs begun from a fresh graph (a short leg can be skipped over entirely)
         objective = problem.objective
         best_value = _objective_of(objective, *state.best)
         report(best_value, moves=0, shortcuts=int(state.best_shortcuts().shape[0]))
@@ -467,6 +468,7 @@ class Annealing(Solver):
                     kept = _keep_better(state, kept)
                     try:
                         state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight)
+                        fresh_started += 1
                     except _golf.FillFailed:
                         state.reload_best()  # no new fill was found: this leg reheats instead
                 else:
@@ -492,7 +494,7 @@ class Annealing(Solver):
                      start_temperature=round(t0, 6),
                      final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal())
         if fresh_legs:
-            stats["legs"] = leg + 1  # the counters above are the last leg's
+            stats["legs"] = fresh_started  # the counters above are the last leg's
             return Solution(problem, _keep_better(state, kept)[1], extra=stats)
         return Solution(problem, state.best_shortcuts(), extra=stats)
 
