@@ -65,7 +65,8 @@ against 2.20 from a random start (best known 1.998).
 ``swap_restart=random`` makes the ``restarts`` legs independent: each starts from a new random
 graph (same symmetry) and the best graph of all legs is returned; with small symmetric orbits,
 where a run settles within seconds, ten fresh legs beat one long schedule at 120 s (measured in
-docs/graphgolf.md).
+docs/graphgolf.md), so the default ``auto`` runs :data:`AUTO_FRESH_LEGS` of them whenever the graph
+has rotational symmetry (and reheats the best state otherwise).
 A run stops early when its best graph meets the problem's lower bound (the Moore bound and
 Cerf et al.'s ASPL bound): that graph is optimal (``extra["lower_bound_reached"]``).
 
@@ -109,6 +110,20 @@ CALIBRATION_MOVES = 100
 #: (64, 8) from it 1.9623 / 1.9643 annealed hot, 1.989 / 1.992 polished cold (30 s), from a random
 #: graph 1.9646: at low degree swaps find as good graphs, and the cut plane is a poor basin
 POLARITY_MIN_AUTO_CAP = 16
+#: swap_restart=auto with symmetric orbits and restarts=0: the schedule runs this many fresh legs.
+#: Measured at 120 s, seed 1-3 means for 5 / 10 / 20 legs: (1024, 4) 5.47124 / 5.46391 / 5.46424,
+#: (512, 8) 3.14367 / 3.14106 / 3.13960; one leg 5.49951 and 3.14351 (docs/graphgolf.md)
+AUTO_FRESH_LEGS = 10
+
+
+def _swap_legs(swap_restart: str, restarts: int, symmetry: int) -> tuple[bool, int]:
+    """(fresh legs?, number of legs) of a swap-mode schedule.  With small symmetric orbits a leg
+    settles within seconds and its end depends mostly on the basin it falls into, so ``auto`` runs
+    independent legs there; without symmetry one long schedule does better ((64, 8), (64, 4))."""
+    fresh = swap_restart == "random" or (swap_restart == "auto" and symmetry > 1)
+    if swap_restart == "auto" and symmetry > 1 and restarts == 0:
+        return fresh, AUTO_FRESH_LEGS
+    return fresh, restarts + 1
 
 
 def parse_init(text: str) -> tuple[str, dict[str, str]]:
@@ -261,9 +276,11 @@ class Annealing(Solver):
         "swap_t1": Param(0.217, "swap mode: final temperature in pair-distance units (0.217 = 2 / ln 1e4: a "
                                 "one-pair, one-hop rise accepted 1 time in 100; ODP's value)",
                          low=0.02, high=2.0, log=True, minimum=1e-6),
-        "swap_restart": Param("best", "swap mode: where each leg after the first (see restarts) starts.  best: the "
+        "swap_restart": Param("auto", "swap mode: where each leg after the first (see restarts) starts.  best: the "
                                       "best state, reheated; random: a new random graph (a fresh fill; independent "
-                                      "legs, the best of all returned)", choices=("best", "random"), tunable=False),
+                                      "legs, the best of all returned); auto: random when the graph has rotational "
+                                      "symmetry (then restarts=0 means 10 legs), else best",
+                              choices=("auto", "best", "random"), tunable=False),
         "diameter_weight": Param(0.0, "swap mode, golf: extra energy per pair at the current diameter while it is "
                                       "above the Moore bound (0: the diameter only by the lexicographic rule)",
                                  low=0.0, high=4.0, minimum=0.0),
@@ -405,9 +422,10 @@ class Annealing(Solver):
                 state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight)
             except _golf.FillFailed:
                 return None
-        fresh_legs = str(cfg["swap_restart"]) == "random"
+        fresh_legs, legs = _swap_legs(str(cfg["swap_restart"]), int(cfg["restarts"]), g)
         kept = None  # fresh legs: the best graph of the legs already ended (each leg is a new SwapState)
-        fresh_started = 1  # legs begun from a fresh graph (a short leg can be skipped over entirely)
+        fresh_started = 1  # legs begun from a fresh graph
+        carried = np.zeros_like(state.stats)  # fresh legs: the move counters of the legs already ended
         objective = problem.objective
         best_value = _objective_of(objective, *state.best)
         report(best_value, moves=0, shortcuts=int(state.best_shortcuts().shape[0]))
@@ -451,7 +469,6 @@ class Annealing(Solver):
                 chunk = _next_chunk(k, time.perf_counter() - began, report)
             t0 = max(float(state.fvars[_golf.G.F_MAXDIFF]) / math.log(2.0), t1)
         t0 = max(t0, t1)
-        legs = int(cfg["restarts"]) + 1
         mode, horizon = _schedule_clock(budget, report, int(cfg["moves"]))
         t_start = report.elapsed()
         run_total = 0
@@ -467,7 +484,9 @@ class Annealing(Solver):
                 if fresh_legs:
                     kept = _keep_better(state, kept)
                     try:
-                        state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight)
+                        fresh = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight)
+                        carried += state.stats
+                        state = fresh
                         fresh_started += 1
                     except _golf.FillFailed:
                         state.reload_best()  # no new fill was found: this leg reheats instead
@@ -489,12 +508,13 @@ class Annealing(Solver):
             if mode == "time":
                 chunk = _next_chunk(done, time.perf_counter() - began, report)
         names = ("moves", "accepted", "improved", "early_exits", "too_long", "invalid_draws", "rotations")
-        stats = dict(zip(names, map(int, state.stats)))
+        stats = dict(zip(names, map(int, state.stats + carried)))
         stats.update(mode="swaps", symmetry=g, start="random" if start is None else "polarity",
                      start_temperature=round(t0, 6),
                      final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal())
+        # legs begun (a short leg can be skipped over entirely)
+        stats.update(legs=fresh_started if fresh_legs else leg + 1, leg_start="random" if fresh_legs else "best")
         if fresh_legs:
-            stats["legs"] = fresh_started  # the counters above are the last leg's
             return Solution(problem, _keep_better(state, kept)[1], extra=stats)
         return Solution(problem, state.best_shortcuts(), extra=stats)
 

@@ -248,8 +248,25 @@ def test_fresh_legs_return_the_best_graph_of_all_legs():
     again = run(p, evaluations=4000, restarts=7, swap_restart="random", swap_t0=500.0)
     assert edge_set(again.solution.shortcuts) == edge_set(out.solution.shortcuts)
     # the legs really start afresh: reheats from the best state follow another path
-    reheats = run(p, evaluations=4000, restarts=7, swap_t0=500.0)
+    reheats = run(p, evaluations=4000, restarts=7, swap_restart="best", swap_t0=500.0)
     assert edge_set(reheats.solution.shortcuts) != edge_set(out.solution.shortcuts)
+
+
+def test_automatic_leg_start_is_fresh_with_symmetric_orbits_only():
+    # (128, 4): symmetry picks orbits of 4 vertices there, and then ten independent legs run
+    p = problem("empty:128", 4)
+    auto = run(p, evaluations=6000)
+    assert auto.solution.extra["symmetry"] > 1
+    assert (auto.solution.extra["leg_start"], auto.solution.extra["legs"]) == ("random", 10)
+    assert auto.solution.extra["moves"] == 6000  # every leg's moves counted, not only the last one's
+    explicit = run(p, evaluations=6000, restarts=9, swap_restart="random")
+    assert edge_set(explicit.solution.shortcuts) == edge_set(auto.solution.shortcuts)
+    # a set restarts count keeps its number of legs
+    assert run(p, evaluations=6000, restarts=3).solution.extra["legs"] == 4
+    # without symmetry one schedule runs, reheating from the best state on restarts
+    plain = run(p, evaluations=6000, symmetry=1)
+    assert (plain.solution.extra["leg_start"], plain.solution.extra["legs"]) == ("best", 1)
+    assert run(p, evaluations=6000, symmetry=1, restarts=2).solution.extra["leg_start"] == "best"
 
 
 def test_stops_when_the_lower_bound_is_met():
