@@ -145,6 +145,10 @@ class Solver(ABC):
             return True, f"{self.name} does not guarantee that every vertex reaches the cap (regular problem)"
         return False, ""
 
+    def warm_up(self) -> None:
+        """Compile (or load from numba's disk cache) the kernels that the warm-up problems' short runs
+        cannot reach, e.g. those of a main loop the warm-up budget ends before; nothing by default."""
+
     @abstractmethod
     def solve(self, problem: Any, *, seed: int, budget: Budget, report: Reporter) -> Any:
         """Return a solution of ``problem``; deterministic for a given ``seed``."""

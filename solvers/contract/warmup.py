@@ -1,10 +1,11 @@
 """Warming a solver up: compile its numba kernels before any clock starts.
 
 The one warm-up path of hopbench — the runner's cells, ``hopbench solve`` and
-``route``, and the conformance suite all call :func:`warm_up_solver`.  The solver
-runs on the warm-up problems of each kind it solves (small problems that reach
-every compiled code path); numba caches what it compiled on disk, so later
-processes only load it.
+``route``, and the conformance suite all call :func:`warm_up_solver`.  The solver's
+:meth:`~solvers.contract.solver.Solver.warm_up` hook runs first (kernels that the short
+warm-up runs cannot reach), then the solver runs on the warm-up problems of each kind it
+solves (small problems that reach its compiled code paths); numba caches what it compiled
+on disk, so later processes only load it.
 
 A solver shipped with hopbench is warmed up leniently: a failure is left for the real
 run to report.  The runner warms a plug-in up ``strict``-ly, under a time budget shared by
@@ -36,8 +37,8 @@ class WarmUpFailed(Exception):
     of kind ``kind``."""
 
     def __init__(self, solver: str, kind: str, index: int, count: int, cause: BaseException) -> None:
-        super().__init__(f"warm-up of solver {solver} failed on warm-up problem {index}/{count} of kind {kind}: "
-                         f"{type(cause).__name__}: {cause}")
+        where = f"on warm-up problem {index}/{count} of kind {kind}" if count else "in its warm_up()"
+        super().__init__(f"warm-up of solver {solver} failed {where}: {type(cause).__name__}: {cause}")
         self.solver, self.kind, self.index, self.count, self.cause = solver, kind, index, count, cause
 
 
@@ -71,6 +72,12 @@ def warm_up_solver(name: str, params: dict[str, Any] | None = None, *, time_s: f
         kinds = get(name).kinds
     except HopbenchError:
         return
+    try:
+        create(name, **(params or {})).warm_up()
+    except Exception as exc:
+        if strict:
+            _failed[key] = WarmUpFailed(name, "", 0, 0, exc)
+            raise _failed[key] from exc
     for kind in kinds:
         try:
             problems = get_kind(kind).warm_up_problems()

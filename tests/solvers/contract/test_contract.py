@@ -57,3 +57,24 @@ def test_a_broken_plugin_entry_point_is_a_one_line_error_naming_it(monkeypatch):
     monkeypatch.setattr(md, "entry_points", lambda group=None: [broken] if group == registry.ENTRY_POINT_GROUP else [])
     with pytest.raises(HopbenchError, match="cannot load solver plug-in 'broken' .*fix or uninstall that package"):
         registry._load_entry_points()
+
+
+def test_the_solver_warm_up_hook_runs_once_and_its_failure_is_strict_only(monkeypatch):
+    from solvers.routing.dor import DOR
+
+    monkeypatch.setattr(warmup, "_warmed", set())
+    monkeypatch.setattr(warmup, "_failed", {})
+    monkeypatch.setattr(warmup, "execute", lambda solver, problem, **kw: None)
+    hooks = []
+    monkeypatch.setattr(DOR, "warm_up", lambda self: hooks.append(self.config), raising=False)
+    warmup.warm_up_solver("dor")
+    warmup.warm_up_solver("dor")
+    assert len(hooks) == 1
+
+    def boom(self):
+        raise RuntimeError("kernel failed to load")
+
+    monkeypatch.setattr(DOR, "warm_up", boom, raising=False)
+    warmup.warm_up_solver("dor", {"tie": "negative"})  # lenient: left for the real run
+    with pytest.raises(warmup.WarmUpFailed, match=r"^warm-up of solver dor failed in its warm_up\(\): RuntimeError"):
+        warmup.warm_up_solver("dor", {"tie": "positive"}, strict=True)
