@@ -120,10 +120,10 @@ def _swap_legs(swap_restart: str, restarts: int, symmetry: int) -> tuple[bool, i
     """(fresh legs?, number of legs) of a swap-mode schedule.  With small symmetric orbits a leg
     settles within seconds and its end depends mostly on the basin it falls into, so ``auto`` runs
     independent legs there; without symmetry one long schedule does better ((64, 8), (64, 4))."""
-    fresh = swap_restart == "random" or (swap_restart == "auto" and symmetry > 1)
-    if swap_restart == "auto" and symmetry > 1 and restarts == 0:
-        return fresh, AUTO_FRESH_LEGS
-    return fresh, restarts + 1
+    auto_fresh = swap_restart == "auto" and symmetry > 1
+    if auto_fresh and restarts == 0:
+        return True, AUTO_FRESH_LEGS
+    return swap_restart == "random" or auto_fresh, restarts + 1
 
 
 def parse_init(text: str) -> tuple[str, dict[str, str]]:
@@ -511,9 +511,9 @@ class Annealing(Solver):
         stats = dict(zip(names, map(int, state.stats + carried)))
         stats.update(mode="swaps", symmetry=g, start="random" if start is None else "polarity",
                      start_temperature=round(t0, 6),
-                     final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal())
-        # legs begun (a short leg can be skipped over entirely)
-        stats.update(legs=fresh_started if fresh_legs else leg + 1, leg_start="random" if fresh_legs else "best")
+                     final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal(),
+                     # legs begun (a short leg can be skipped over entirely)
+                     legs=fresh_started if fresh_legs else leg + 1, leg_start="random" if fresh_legs else "best")
         if fresh_legs:
             return Solution(problem, _keep_better(state, kept)[1], extra=stats)
         return Solution(problem, state.best_shortcuts(), extra=stats)

@@ -30,7 +30,7 @@ from solvers.contract.warmup import warm_up_solver
 def compiled():
     seen = {}
     for module in list(sys.modules.values()):
-        for attr, value in list(vars(module).items()) if module is not None else ():
+        for value in list(vars(module).values()) if module is not None else ():
             if isinstance(value, numba.core.registry.CPUDispatcher):
                 key = f"{value.py_func.__module__}.{value.py_func.__qualname__}"
                 seen[key] = {str(sig) for sig in value.signatures}
