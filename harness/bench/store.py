@@ -352,7 +352,8 @@ def _revision(conn: Connection, url: str, *, in_transaction: bool = False) -> st
     """The store's revision, ``EMPTY`` or ``UNVERSIONED``; an unknown one raises the one-line error.
 
     The common case costs one query: the version row is read straight away and the
-    catalogue is asked only when that fails -- except ``in_transaction``, where a failed
+    catalogue is asked only when that fails (then the row is read once more if the table exists,
+    for a store that another process has just created) -- except ``in_transaction``, where a failed
     statement would abort the caller's transaction (PostgreSQL), so the catalogue comes first.
     """
     if in_transaction and not inspect(conn).has_table(VERSION_TABLE):
@@ -364,9 +365,11 @@ def _revision(conn: Connection, url: str, *, in_transaction: bool = False) -> st
             if in_transaction:
                 raise
             conn.rollback()  # PostgreSQL aborts the transaction of a failed statement
-            if inspect(conn).has_table(VERSION_TABLE):
-                raise  # the table is there: the failure is something else (permissions, a dropped connection)
-            found = []
+            # the table may be there now: another process created the store between the read and this look
+            # (it commits the tables and the version row at once), so read again; a failure of that read is
+            # something else (permissions, a dropped connection) and is the caller's to report
+            found = (list(conn.execute(select(version_table.c.version_num)).scalars())
+                     if inspect(conn).has_table(VERSION_TABLE) else [])
     if not found:  # never versioned, or nothing at all yet
         return UNVERSIONED if inspect(conn).has_table(runs.name) else EMPTY
     if len(found) > 1 or found[0] not in REVISIONS:

@@ -14,15 +14,14 @@ import socket
 import subprocess
 import sys
 import threading
-import uuid
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import event, text
 
 from harness.bench.store import Store, connect_timeout, engine_options, masked, parse_url
 from harness.errors import HopbenchError
+from tests.harness.bench.conftest import with_options
 
 ROOT = Path(__file__).resolve().parents[3]
 SECRET = "s3cret"
@@ -402,28 +401,7 @@ def test_run_checks_params_and_scheduler_before_creating_a_store(cli, tmp_path, 
 
 
 # ---------------------------------------------------------------------------- a real PostgreSQL server
-
-
-@pytest.fixture
-def postgres_schema():
-    """A fresh schema of the test PostgreSQL database (HOPBENCH_TEST_POSTGRES_URL); yields (url, schema)."""
-    base = os.environ.get("HOPBENCH_TEST_POSTGRES_URL")
-    if not base:
-        if os.environ.get("HOPBENCH_REQUIRE_POSTGRES"):
-            pytest.fail("HOPBENCH_REQUIRE_POSTGRES is set but HOPBENCH_TEST_POSTGRES_URL is not")
-        pytest.skip("set HOPBENCH_TEST_POSTGRES_URL=postgresql://... to test a PostgreSQL store (CI does)")
-    name = f"hopbench_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(base)
-    with admin.begin() as conn:
-        conn.execute(text(f"create schema {name}"))
-    yield base, name
-    with admin.begin() as conn:
-        conn.execute(text(f"drop schema {name} cascade"))
-    admin.dispose()
-
-
-def with_options(base: str, options: str) -> str:
-    return make_url(base).update_query_dict({"options": options}).render_as_string(hide_password=False)
+# (postgres_schema: tests/harness/bench/conftest.py)
 
 
 def test_postgresql_store_with_the_timeout_and_a_read_only_server(postgres_schema):

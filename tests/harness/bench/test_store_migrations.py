@@ -9,13 +9,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-import uuid
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, inspect, text
-from sqlalchemy.engine import make_url
 
 from harness.bench import schema
 from harness.bench.store import MIGRATIONS, UNVERSIONED, Store, run_column_names
@@ -78,22 +76,8 @@ def old_store(tmp_path) -> Path:
 def empty_url(request, tmp_path):
     """The URL of an empty database: a new SQLite file, or a fresh schema of the test PostgreSQL database."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'new.db'}"
-        return
-    base = os.environ.get("HOPBENCH_TEST_POSTGRES_URL")
-    if not base:
-        if os.environ.get("HOPBENCH_REQUIRE_POSTGRES"):
-            pytest.fail("HOPBENCH_REQUIRE_POSTGRES is set but HOPBENCH_TEST_POSTGRES_URL is not")
-        pytest.skip("set HOPBENCH_TEST_POSTGRES_URL=postgresql://... to test a PostgreSQL store (CI does)")
-    name = f"hopbench_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(base)
-    with admin.begin() as conn:
-        conn.execute(text(f"create schema {name}"))
-    # every connection of this URL sees the fresh schema first: an empty database of its own
-    yield make_url(base).update_query_dict({"options": f"-csearch_path={name}"}).render_as_string(hide_password=False)
-    with admin.begin() as conn:
-        conn.execute(text(f"drop schema {name} cascade"))
-    admin.dispose()
+        return f"sqlite:///{tmp_path / 'new.db'}"
+    return request.getfixturevalue("empty_postgres_url")
 
 
 # ---------------------------------------------------------------------------- the migrations
@@ -372,3 +356,24 @@ def test_opening_a_current_store_does_not_import_alembic(tmp_path):
              "print(sorted(m for m in ('alembic', 'pandas', 'numpy') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", probe, url], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stderr
+
+
+def test_a_store_another_process_creates_during_the_first_look_opens(empty_url, monkeypatch):
+    """The race CI met with two tuning workers on a new PostgreSQL database: one process's read of the
+    version row fails (no table yet), the other commits the new store, and only then does the first look
+    in the catalogue.  The table is there; the store must open, not fail with 'relation does not exist'."""
+    import harness.bench.store as store_module
+
+    real_inspect = store_module.inspect
+    created = []
+
+    def inspect_after_the_other_process(conn):
+        if not created:
+            created.append(True)
+            Store.open(empty_url).close()  # the other process: it creates the tables and commits them
+        return real_inspect(conn)
+
+    monkeypatch.setattr(store_module, "inspect", inspect_after_the_other_process)
+    store = Store.open(empty_url)
+    assert created and store.revision == schema.HEAD and store.records() == []
+    store.close()

@@ -172,12 +172,9 @@ def test_a_killed_worker_leaves_a_usable_study(tmp_path):
     assert json.loads(r.stdout)["n_trials"] == len(trials) + 1
 
 
-def test_workers_on_separate_machines_join_a_postgresql_study(tmp_path):
-    url = os.environ.get("HOPBENCH_TEST_POSTGRES_URL")
-    if not url:
-        if os.environ.get("HOPBENCH_REQUIRE_POSTGRES"):
-            pytest.fail("HOPBENCH_REQUIRE_POSTGRES is set but HOPBENCH_TEST_POSTGRES_URL is not")
-        pytest.skip("set HOPBENCH_TEST_POSTGRES_URL=postgresql://... to test a shared PostgreSQL study (CI does)")
+def test_workers_on_separate_machines_join_a_postgresql_study(tmp_path, empty_postgres_url):
+    """Two workers start on a new database at the same moment: both create the store and the study's tables."""
+    url = empty_postgres_url
     name = f"join-{os.getpid()}-{time.time_ns()}"
     suite = mini_suite(tmp_path)
     args = ["tune", "vrs", "--suite", suite, "--trials", "3", "--time-limit", "5", "--storage", url,
