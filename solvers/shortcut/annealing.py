@@ -428,7 +428,7 @@ class Annealing(Solver):
         carried = np.zeros_like(state.stats)  # fresh legs: the move counters of the legs already ended
         objective = problem.objective
         best_value = _objective_of(objective, *state.best)
-        report(best_value, moves=0, shortcuts=int(state.best_shortcuts().shape[0]))
+        report(best_value, moves=0, shortcuts=int(state.deg.sum() - problem.base.degree.sum()) // 2)
         # a graph that meets the problem's lower bound is optimal: nothing is left to search for
         # (graph golf's small pairs, e.g. (16, 3) and (72, 4), meet it)
         bound = problem.objective_lower_bound()
@@ -515,7 +515,8 @@ class Annealing(Solver):
                      # legs begun (a short leg can be skipped over entirely)
                      legs=fresh_started if fresh_legs else leg + 1, leg_start="random" if fresh_legs else "best")
         if fresh_legs:
-            return Solution(problem, _keep_better(state, kept)[1], extra=stats)
+            _, slots, radj = _keep_better(state, kept)
+            return Solution(problem, _golf.orbit_edges(state.n, state.g, slots, radj), extra=stats)
         return Solution(problem, state.best_shortcuts(), extra=stats)
 
 
@@ -554,11 +555,10 @@ __all__ = ["Annealing", "parse_init"]
 
 
 def _keep_better(state: "_golf.SwapState", kept: tuple | None) -> tuple:
-    """(rank, edges): the better of a kept best graph and ``state``'s best, ranked by (unreachable
-    pairs, energy) as the kernel ranks states; ties keep the earlier one."""
-    rank = state.best
-    if kept is None or rank < kept[0]:
-        return rank, state.best_shortcuts()
+    """The better of a kept best graph and ``state``'s best (a :meth:`~solvers.shortcut._golf.SwapState.best_snapshot`),
+    ranked by (unreachable pairs, energy) as the kernel ranks states; ties keep the earlier one."""
+    if kept is None or state.best < kept[0]:
+        return state.best_snapshot()
     return kept
 
 

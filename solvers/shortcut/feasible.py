@@ -21,6 +21,9 @@ class FeasiblePairs:
         self.cap = int(degree_cap)
         self.degree = base.degree.astype(np.int64).copy()
         self._keys: set[int] = set(base.edge_keys.tolist())
+        # the open vertices, ascending; rebuilt only after a vertex fills up or frees a port (at most
+        # 2 x budget times), not on every draw: the constructive solvers draw one pair at a time
+        self._open: np.ndarray | None = None
 
     def key(self, u: int, v: int) -> int:
         return min(u, v) * self.n + max(u, v)
@@ -30,14 +33,21 @@ class FeasiblePairs:
                 and self.key(u, v) not in self._keys)
 
     def open_vertices(self) -> np.ndarray:
-        return np.flatnonzero(self.degree < self.cap)
+        """The vertices with a free port, ascending (a shared array: do not modify it)."""
+        if self._open is None:
+            self._open = np.flatnonzero(self.degree < self.cap)
+        return self._open
 
     def add(self, u: int, v: int) -> None:
         self.degree[u] += 1
         self.degree[v] += 1
         self._keys.add(self.key(u, v))
+        if self.degree[u] >= self.cap or self.degree[v] >= self.cap:
+            self._open = None
 
     def remove(self, u: int, v: int) -> None:
+        if self.degree[u] >= self.cap or self.degree[v] >= self.cap:
+            self._open = None
         self.degree[u] -= 1
         self.degree[v] -= 1
         self._keys.discard(self.key(u, v))

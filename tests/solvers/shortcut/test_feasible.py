@@ -45,3 +45,22 @@ def test_draws_are_uniform():
     assert set(counts) == brute_force(pairs)
     expected = 6000 / len(counts)
     assert all(abs(c - expected) < 5 * expected ** 0.5 for c in counts.values())
+
+
+def test_the_open_vertices_follow_every_add_and_remove():
+    # the open-vertex array is cached between draws: it must be rebuilt whenever a vertex fills up or
+    # frees a port, and only then
+    pairs = FeasiblePairs(parse_spec("ring:10"), 4)
+    rng = np.random.default_rng(3)
+    added = []
+    for step in range(200):
+        if added and (rng.random() < 0.3 or not len(pairs.draw(1, rng))):
+            u, v = added.pop(int(rng.integers(len(added))))
+            pairs.remove(u, v)
+        else:
+            pick = pairs.draw(1, rng)
+            if len(pick):
+                u, v = map(int, pick[0])
+                pairs.add(u, v)
+                added.append((u, v))
+        assert np.array_equal(pairs.open_vertices(), np.flatnonzero(pairs.degree < pairs.cap)), step

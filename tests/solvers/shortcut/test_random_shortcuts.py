@@ -33,3 +33,51 @@ def test_seeds_differ_and_repeat():
     b = run("mesh:6x6", 8, 10, seed=1).solution.shortcuts
     c = run("mesh:6x6", 8, 10, seed=2).solution.shortcuts
     assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+class StepClock:
+    """A clock that moves ``step`` seconds at every reading: the time limit arrives after a known number of checks."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def solve_with(problem, clock_step, time_s=1.0):
+    from solvers.contract.budget import Reporter
+
+    budget = Budget(time_s=time_s)
+    report = Reporter(budget, clock=StepClock(clock_step))
+    solution = solvers.create("random").solve(problem, seed=1, budget=budget, report=report)
+    return solution, report
+
+
+def test_a_finished_graph_reports_its_value():
+    p = ShortcutProblem(parse_spec("ring:40"), 3, 10, base_spec="ring:40")
+    solution, report = solve_with(p, 0.001)
+    assert len(solution.shortcuts) == 10 and solution.extra["stopped"] == "budget"
+    assert [pt.value for pt in report.trace] == [solution.evaluate().objective]
+
+
+def test_a_run_the_clock_stops_returns_its_graph_unevaluated():
+    # evaluating 10,000 vertices after the limit would overrun it: the harness evaluates the result
+    p = ShortcutProblem(parse_spec("ring:40"), 3, 10, base_spec="ring:40")
+    solution, report = solve_with(p, 0.25)  # the limit arrives after three draws
+    assert 0 < len(solution.shortcuts) < 10 and solution.extra["stopped"] == "time or evaluation budget"
+    assert report.trace == [] and getattr(solution, "evaluation", None) is None
+    assert execute(solvers.create("random"), p, seed=1, budget=Budget()).solution.evaluation is not None
+
+
+def test_no_evaluation_when_its_estimate_exceeds_the_time_left(monkeypatch):
+    import solvers.shortcut.random_shortcuts as module
+
+    p = ShortcutProblem(parse_spec("ring:40"), 3, 10, base_spec="ring:40")
+    monkeypatch.setattr(module, "summary_seconds_estimate", lambda n, m: 1e9)
+    solution, report = solve_with(p, 0.001)
+    assert len(solution.shortcuts) == 10 and report.trace == []
+    monkeypatch.setattr(module, "summary_seconds_estimate", lambda n, m: 0.5)
+    solution, report = solve_with(p, 0.001)
+    assert len(report.trace) == 1
