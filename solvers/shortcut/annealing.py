@@ -66,7 +66,8 @@ against 2.20 from a random start (best known 1.998).
 graph (same symmetry) and the best graph of all legs is returned; with small symmetric orbits,
 where a run settles within seconds, ten fresh legs beat one long schedule at 120 s (measured in
 docs/graphgolf.md), so the default ``auto`` runs :data:`AUTO_FRESH_LEGS` of them whenever the graph
-has rotational symmetry (and reheats the best state otherwise).
+has rotational symmetry and the degree cap is below :data:`FRESH_LEGS_MAX_CAP` (and reheats the best
+state otherwise).
 A run stops early when its best graph meets the problem's lower bound (the Moore bound and
 Cerf et al.'s ASPL bound): that graph is optimal (``extra["lower_bound_reached"]``).
 
@@ -114,13 +115,20 @@ POLARITY_MIN_AUTO_CAP = 16
 #: Measured at 120 s, seed 1-3 means for 5 / 10 / 20 legs: (1024, 4) 5.47124 / 5.46391 / 5.46424,
 #: (512, 8) 3.14367 / 3.14106 / 3.13960; one leg 5.49951 and 3.14351 (docs/graphgolf.md)
 AUTO_FRESH_LEGS = 10
+#: swap_restart=auto runs fresh legs only below this degree cap.  One 300 s run per pair, the two
+#: graph golf boards (one schedule at 319395c, ten legs at f1ba13b): from degree 20 up one schedule
+#: ended better on all six symmetric pairs, (4896, 24) 4.5818 / 4.5821, (10000, 20) 4.6779 / 4.6783,
+#: (1344, 30) 3.5955 / 3.5981, (1726, 30), (1560, 40) and (3250, 57) by 0.2-0.4 %: at high degree a
+#: move costs more and a 30 s leg does not settle; below degree 12 the legs won or tied
+FRESH_LEGS_MAX_CAP = 16
 
 
-def _swap_legs(swap_restart: str, restarts: int, symmetry: int) -> tuple[bool, int]:
+def _swap_legs(swap_restart: str, restarts: int, symmetry: int, cap: int) -> tuple[bool, int]:
     """(fresh legs?, number of legs) of a swap-mode schedule.  With small symmetric orbits a leg
     settles within seconds and its end depends mostly on the basin it falls into, so ``auto`` runs
-    independent legs there; without symmetry one long schedule does better ((64, 8), (64, 4))."""
-    auto_fresh = swap_restart == "auto" and symmetry > 1
+    independent legs there; without symmetry ((64, 8), (64, 4)) or from degree cap
+    :data:`FRESH_LEGS_MAX_CAP` up one long schedule does better."""
+    auto_fresh = swap_restart == "auto" and symmetry > 1 and cap < FRESH_LEGS_MAX_CAP
     if auto_fresh and restarts == 0:
         return True, AUTO_FRESH_LEGS
     return swap_restart == "random" or auto_fresh, restarts + 1
@@ -279,7 +287,8 @@ class Annealing(Solver):
         "swap_restart": Param("auto", "swap mode: where each leg after the first (see restarts) starts.  best: the "
                                       "best state, reheated; random: a new random graph (a fresh fill; independent "
                                       "legs, the best of all returned); auto: random when the graph has rotational "
-                                      "symmetry (then restarts=0 means 10 legs), else best",
+                                      "symmetry and the degree cap is below 16 (then restarts=0 means 10 legs), "
+                                      "else best",
                               choices=("auto", "best", "random"), tunable=False),
         "diameter_weight": Param(0.0, "swap mode, golf: extra energy per pair at the current diameter while it is "
                                       "above the Moore bound (0: the diameter only by the lexicographic rule)",
@@ -422,7 +431,8 @@ class Annealing(Solver):
                 state = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight)
             except _golf.FillFailed:
                 return None
-        fresh_legs, legs = _swap_legs(str(cfg["swap_restart"]), int(cfg["restarts"]), g)
+        fresh_legs, legs = _swap_legs(str(cfg["swap_restart"]), int(cfg["restarts"]), g,
+                                       int(problem.degree_cap))
         kept = None  # fresh legs: the best graph of the legs already ended (each leg is a new SwapState)
         fresh_started = 1  # legs begun from a fresh graph
         carried = np.zeros_like(state.stats)  # fresh legs: the move counters of the legs already ended

@@ -269,6 +269,19 @@ def test_automatic_leg_start_is_fresh_with_symmetric_orbits_only():
     assert run(p, evaluations=6000, symmetry=1, restarts=2).solution.extra["leg_start"] == "best"
 
 
+def test_automatic_leg_start_keeps_one_schedule_at_high_degree():
+    # (192, 16): symmetric orbits, but from degree cap 16 up one long schedule did better (FRESH_LEGS_MAX_CAP)
+    from solvers.shortcut.annealing import FRESH_LEGS_MAX_CAP
+
+    p = problem("empty:192", FRESH_LEGS_MAX_CAP)
+    out = run(p, evaluations=2000)
+    assert out.solution.extra["symmetry"] > 1
+    assert (out.solution.extra["leg_start"], out.solution.extra["legs"]) == ("best", 1)
+    assert run(p, evaluations=2000, swap_restart="random", restarts=2).solution.extra["legs"] == 3
+    below = run(problem("empty:192", FRESH_LEGS_MAX_CAP - 2), evaluations=2000)
+    assert below.solution.extra["symmetry"] > 1 and below.solution.extra["leg_start"] == "random"
+
+
 def test_stops_when_the_lower_bound_is_met():
     # (16, 3): the optimum (diameter 3, ASPL 2.2) meets the Moore and Cerf bounds, so a graph
     # that reaches it is optimal and the remaining budget is not spent
