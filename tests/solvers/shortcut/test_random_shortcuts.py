@@ -66,7 +66,7 @@ def test_a_run_the_clock_stops_returns_its_graph_unevaluated():
     # evaluating 10,000 vertices after the limit would overrun it: the harness evaluates the result
     p = ShortcutProblem(parse_spec("ring:40"), 3, 10, base_spec="ring:40")
     solution, report = solve_with(p, 0.25)  # the limit arrives after three draws
-    assert 0 < len(solution.shortcuts) < 10 and solution.extra["stopped"] == "time or evaluation budget"
+    assert 0 < len(solution.shortcuts) < 10 and solution.extra["stopped"] == "time limit"
     assert report.trace == [] and getattr(solution, "evaluation", None) is None
     assert execute(solvers.create("random"), p, seed=1, budget=Budget()).solution.evaluation is not None
 
