@@ -72,6 +72,10 @@ VERTICES = Cap("vertices", "HOPBENCH_MAX_VERTICES", 200_000, "vertices per graph
 EDGES = Cap("edges", "HOPBENCH_MAX_EDGES", 4_000_000, "edges per graph")
 #: bytes of one input file after decompression (an edge list of 4,000,000 edges is about 60 MB)
 INPUT_BYTES = Cap("input bytes", "HOPBENCH_MAX_INPUT_BYTES", 64 * 2**20, "bytes per input file (after decompression)")
+#: bytes of the dense n x n distance matrices one run of vrs, edgecut-* or annealing's shortcut moves keeps
+#: (2 GiB: n = 32,768 at two bytes a distance; graph golf's n = 10,000 takes 200 MB)
+DENSE_MATRIX_BYTES = Cap("dense distance matrices", "HOPBENCH_MAX_DENSE_MATRIX_BYTES", 2 * 2**30,
+                         "bytes of dense n x n distance matrices per run")
 #: depth of nested lists and tables in a JSON or TOML document
 NESTING = Cap("nesting", "HOPBENCH_MAX_NESTING", 64, "levels of nesting in a JSON or TOML document")
 #: magnitude of any number a suite formula computes, intermediate results included
@@ -85,4 +89,4 @@ DIMENSIONS = Cap("dimensions", "HOPBENCH_MAX_DIMENSIONS", 20, "dimensions per to
 SAMPLES = Cap("samples", "HOPBENCH_MAX_SAMPLES", 100_000, "random trials per analysis")
 INSTANCES = Cap("instances", "HOPBENCH_MAX_INSTANCES", 100_000, "instances per suite")
 
-ALL = (VERTICES, EDGES, INPUT_BYTES, NESTING, FORMULA, SEEDS, SEED_VALUE, DIMENSIONS, SAMPLES, INSTANCES)
+ALL = (VERTICES, EDGES, INPUT_BYTES, DENSE_MATRIX_BYTES, NESTING, FORMULA, SEEDS, SEED_VALUE, DIMENSIONS, SAMPLES, INSTANCES)

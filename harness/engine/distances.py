@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from harness import caps
 from harness.engine.bitops import popcount64, trailing_zeros64
 from harness.engine.small import DistanceSummary  # one result type for the numba and numpy paths
 from harness.graphs.graph import Graph
@@ -398,6 +399,28 @@ def distance_dtype(max_distance: int) -> type:
     if max_distance < 65535:
         return np.uint16
     raise ValueError(f"distances up to {max_distance} do not fit in uint16")
+
+
+#: what a refusal of :func:`dense_matrix_refusal` suggests instead, unless the caller names something else
+SCALABLE_SOLVERS = "use annealing's swap mode or random-matching for graphs this large"
+
+
+def dense_matrix_refusal(n: int, matrices: float = 1.0, instead: str = SCALABLE_SOLVERS) -> str:
+    """Why ``matrices`` dense n x n distance matrices (as :class:`DistanceState` keeps, two bytes a distance
+    from 255 vertices up) cannot be kept for a graph of ``n`` vertices; '' when they can.
+
+    The check is on ``n`` alone, before anything is built: against the cap
+    :data:`harness.caps.DENSE_MATRIX_BYTES` and the 16-bit entries (distances up to n - 1)."""
+    if n - 1 >= np.iinfo(np.uint16).max:
+        return (f"its dense distance matrix holds distances below 65,535 in 16 bits, and a graph of {n:,} "
+                f"vertices can be farther apart; {instead}")
+    need = int(matrices * n * n * np.dtype(distance_dtype(max(n - 1, 1))).itemsize)
+    limit = caps.DENSE_MATRIX_BYTES.limit()
+    if need > limit:
+        return (f"it keeps dense n x n distance matrices, {need / 2**30:.2f} GiB at n = {n:,}, above the cap of "
+                f"{limit / 2**30:.2f} GiB; {instead}, or raise "
+                f"{caps.DENSE_MATRIX_BYTES.env}=BYTES if the machine has the memory")
+    return ""
 
 
 def distance_matrix(g: Graph, *, dtype: type | None = None, words: int = WORDS) -> np.ndarray:

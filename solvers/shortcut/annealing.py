@@ -90,7 +90,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.engine.distances import _pair_histogram, distance_dtype, distance_matrix, summary
+from harness.engine.distances import _pair_histogram, dense_matrix_refusal, distance_dtype, distance_matrix, summary
 from harness.engine.dynamic import padded_adjacency, workspace
 from harness.errors import HopbenchError, SolverDeclined
 from harness.problems.shortcut.problem import ShortcutProblem, Solution
@@ -227,6 +227,20 @@ class _State:
         return self.best_sc[:self.ivars[K.I_BEST_K]].copy()
 
 
+def _matrix_buffers(problem: ShortcutProblem, cache_mb: int) -> int:
+    """Distance matrices the shortcut moves cache: what ``cache_mb`` holds, at least 4."""
+    n = problem.n
+    itemsize = np.dtype(distance_dtype(n)).itemsize
+    return int(min(problem.budget + 3, max(4, cache_mb * 2**20 // max(n * n * itemsize, 1))))
+
+
+def _shortcut_moves_refusal(problem: ShortcutProblem, cache_mb: int) -> str:
+    """Why the shortcut moves' dense matrices (the cached ones and a byte adjacency matrix) do not fit; ''."""
+    return dense_matrix_refusal(problem.n, _matrix_buffers(problem, cache_mb) + 0.5,
+                                "use a budget that fills every free port (swap mode), random or random-matching "
+                                "for graphs this large")
+
+
 def _objective_of(objective: str, q: int, energy: float) -> float:
     """The problem's objective from the kernel's energy (exact: same formula as harness.problems.shortcut.problem)."""
     if q > 0:
@@ -334,6 +348,18 @@ class Annealing(Solver):
 
     # ------------------------------------------------------------------ solve
 
+    def _swap_mode(self, problem: ShortcutProblem) -> bool:
+        """True when the run anneals a full graph with degree-preserving swaps (no dense matrices)."""
+        return (self.config["swaps"] == "auto" and str(self.config["init"]).strip() in ("empty", "random")
+                and _golf.applies(problem))
+
+    def skip(self, problem: ShortcutProblem) -> tuple[bool, str]:
+        skipped, reason = super().skip(problem)
+        if skipped or self._swap_mode(problem):
+            return skipped, reason
+        why = _shortcut_moves_refusal(problem, int(self.config["cache_mb"]))
+        return bool(why), why
+
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         cfg = dict(self.config)
         share = cfg["p_endpoint"] + cfg["p_swap"]
@@ -342,20 +368,19 @@ class Annealing(Solver):
             # every point of the search space (where each is drawn on its own) is a valid setting
             cfg["p_endpoint"], cfg["p_swap"] = cfg["p_endpoint"] / share, cfg["p_swap"] / share
         rng = np.random.default_rng(seed)
-        if (cfg["swaps"] == "auto" and str(cfg["init"]).strip() in ("empty", "random")
-                and _golf.applies(problem)):
+        if self._swap_mode(problem):
             solution = self._solve_swaps(problem, cfg, rng, budget, report)
             if solution is not None:
                 return solution
         elif int(cfg["symmetry"]) > 1:
             raise HopbenchError("symmetry applies to swap mode only: a budget that fills every free port, "
                                 "swaps=auto and init empty or random")
+        why = _shortcut_moves_refusal(problem, int(cfg["cache_mb"]))
+        if why:  # (reached when swap mode's random fill got stuck, which skip cannot foresee)
+            raise HopbenchError(f"annealing's shortcut moves: {why}")
         start = self._initial(problem, seed, rng, budget, report)
         kernel_rng = rng.integers(1, np.iinfo(np.uint64).max, size=4, dtype=np.uint64)
-        n = problem.n
-        itemsize = np.dtype(distance_dtype(n)).itemsize
-        buffers = int(min(problem.budget + 3, max(4, cfg["cache_mb"] * 2**20 // max(n * n * itemsize, 1))))
-        state = _State(problem, start, buffers)
+        state = _State(problem, start, _matrix_buffers(problem, int(cfg["cache_mb"])))
         objective = problem.objective
         best_value = _objective_of(objective, *state.best)
         report(best_value, moves=0, shortcuts=int(start.shape[0]))

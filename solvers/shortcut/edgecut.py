@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.engine.distances import DistanceState
+from harness.engine.distances import DistanceState, dense_matrix_refusal
 from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
@@ -153,6 +153,13 @@ class _EdgeCut(Solver):
              report: Reporter) -> tuple[int | None, str]:
         """``(index of the candidate to add, '')``, or ``(None, why the run stops)``."""
         raise NotImplementedError
+
+    def skip(self, problem: ShortcutProblem) -> tuple[bool, str]:
+        skipped, reason = super().skip(problem)
+        if skipped:
+            return skipped, reason
+        why = dense_matrix_refusal(problem.n)
+        return bool(why), why
 
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         t = int(self.config["t"])

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.engine.distances import DistanceState
+from harness.engine.distances import DistanceState, dense_matrix_refusal
 from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
@@ -57,6 +57,13 @@ class VertexRandomShortcuts(Solver):
     }
     readings = {"paper": ("the EdgeCut paper's reading (Fuad et al. 2022, Table 2): sequential order, base "
                           "distances", {"order": "sequential", "distances": "base"})}
+
+    def skip(self, problem: ShortcutProblem) -> tuple[bool, str]:
+        skipped, reason = super().skip(problem)
+        if skipped:
+            return skipped, reason
+        why = dense_matrix_refusal(problem.n, 2.0 if self.config["distances"] == "base" else 1.0)
+        return bool(why), why
 
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         k, y = int(self.config["k"]), int(self.config["y"])

@@ -149,3 +149,20 @@ def test_pair_histogram_against_numpy(n):
     upper = D[np.triu_indices(n, 1)].astype(np.int64)
     want = np.bincount(np.where(upper == inf, infbin, upper), minlength=infbin + 1)
     assert np.array_equal(_pair_histogram(D, inf, infbin), want)
+
+
+def test_dense_matrix_refusal_checks_the_cap_and_the_16_bit_entries(monkeypatch):
+    from harness.engine.distances import dense_matrix_refusal
+
+    assert dense_matrix_refusal(10_000) == ""  # graph golf's largest pair here: 200 MB
+    why = dense_matrix_refusal(40_000)
+    assert "2.98 GiB at n = 40,000" in why and "HOPBENCH_MAX_DENSE_MATRIX_BYTES" in why and "\n" not in why
+    assert dense_matrix_refusal(20_000, 3.0)  # three matrices of 0.8 GB each
+    monkeypatch.setenv("HOPBENCH_MAX_DENSE_MATRIX_BYTES", str(4 * 2**30))
+    assert dense_matrix_refusal(40_000) == ""
+    monkeypatch.setenv("HOPBENCH_MAX_DENSE_MATRIX_BYTES", str(10**12))
+    assert "16 bits" in dense_matrix_refusal(65_536)  # distances up to 65,535 would meet the sentinel
+    assert dense_matrix_refusal(65_535) == ""
+    monkeypatch.setenv("HOPBENCH_MAX_DENSE_MATRIX_BYTES", str(1000))
+    assert dense_matrix_refusal(20) == ""  # 400 bytes
+    assert dense_matrix_refusal(32)  # 1,024 bytes

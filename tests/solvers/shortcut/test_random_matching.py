@@ -127,3 +127,24 @@ def test_regular_problems_are_supported_and_filled_completely():
     # the greedy solvers do not promise regularity and decline such problems
     for name in ("edgecut-full", "edgecut-lite", "vrs"):
         assert solvers.create(name).skip(p)[0]
+
+
+def test_a_sample_whose_evaluation_would_overrun_the_time_limit_is_not_evaluated(monkeypatch):
+    import solvers.shortcut.random_matching as rm
+
+    estimates = iter([0.0, 1e9])  # the first sample's evaluation fits, the second's would not
+    monkeypatch.setattr(rm, "summary_seconds_estimate", lambda n, m: next(estimates))
+    p = problem("ring:64", 4, 10_000)
+    out = execute(solvers.create("random-matching", samples=10), p, seed=3, budget=Budget(time_s=600))
+    ex = out.solution.extra
+    assert ex["stopped"] == "time limit" and ex["samples_drawn"] == 2 and len(ex["sample_diameters"]) == 1
+    assert out.solution.evaluation.diameter == ex["sample_diameters"][0]  # the evaluated first sample is kept
+    # a first sample that cannot be evaluated in time is returned as it is; the harness evaluates it
+    monkeypatch.setattr(rm, "summary_seconds_estimate", lambda n, m: 1e9)
+    out = execute(solvers.create("random-matching", samples=10), p, seed=3, budget=Budget(time_s=600))
+    ex = out.solution.extra
+    assert ex["stopped"] == "time limit" and ex["samples_drawn"] == 1 and ex["sample_diameters"] == []
+    assert out.trace == [] and len(out.solution.shortcuts) == 64 and out.solution.evaluation.diameter < 64
+    # without a time limit every sample is evaluated
+    out = execute(solvers.create("random-matching", samples=4), p, seed=3)
+    assert out.solution.extra["stopped"] == "samples" and len(out.solution.extra["sample_diameters"]) == 4

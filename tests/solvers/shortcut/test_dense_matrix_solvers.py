@@ -1,0 +1,35 @@
+"""Solvers that keep dense n x n distance matrices decline graphs whose matrices would exceed the cap,
+before they allocate anything; the scalable solvers still take those graphs."""
+import pytest
+
+import solvers
+from harness.errors import SolverDeclined
+from harness.graphs.topologies import parse_spec
+from harness.problems.shortcut.problem import ShortcutProblem
+from solvers.contract.budget import Budget
+from solvers.contract.execution import execute
+
+
+def problem(spec: str, cap: int, budget: int, objective: str = "aspl") -> ShortcutProblem:
+    return ShortcutProblem(parse_spec(spec), cap, budget, objective, base_spec=spec)
+
+
+@pytest.mark.parametrize("name, params", [("vrs", {}), ("vrs", {"distances": "base"}), ("edgecut-full", {}),
+                                          ("edgecut-lite", {}), ("annealing", {})])
+def test_declines_a_graph_whose_matrices_exceed_the_cap(monkeypatch, name, params):
+    monkeypatch.setenv("HOPBENCH_MAX_DENSE_MATRIX_BYTES", str(100_000))  # ring:250: 62,500 bytes a matrix
+    solver = solvers.create(name, **params)
+    skipped, why = solver.skip(problem("ring:250", 4, 5))
+    # vrs with base distances keeps a second matrix, annealing caches several (budget + 3 here)
+    assert skipped == (name == "annealing" or params.get("distances") == "base"), why
+    skipped, why = solver.skip(problem("ring:400", 4, 5))  # two bytes a distance from 255 vertices up
+    assert skipped and "HOPBENCH_MAX_DENSE_MATRIX_BYTES" in why
+    with pytest.raises(SolverDeclined):
+        execute(solver, problem("ring:400", 4, 5), seed=1, budget=Budget(evaluations=10))
+
+
+def test_annealing_swap_mode_keeps_no_dense_matrix(monkeypatch):
+    monkeypatch.setenv("HOPBENCH_MAX_DENSE_MATRIX_BYTES", str(1000))
+    p = problem("empty:400", 4, 800, "golf")  # a budget that fills every port: swap mode
+    out = execute(solvers.create("annealing"), p, seed=1, budget=Budget(evaluations=200))
+    assert out.solution.evaluation.diameter < 400
