@@ -6,7 +6,9 @@ time for the full distance matrix, ``rustworkx.distance_matrix`` and
 ``scipy.sparse.csgraph.shortest_path(unweighted=True)``, their ratios, and
 the peak memory of our diameter + ASPL pass above the process baseline
 (measured in a fresh child process).  Then the candidate-edge scoring cost at
-N = 1024.
+N = 1024.  Then graphs of large diameter (rings and a torus, the bases of the
+shortcut problem), where a BFS level visits only the neighbours of the
+frontier: the same comparison for the full distance matrix.
 
 Targets (issue 2): at (8192, 16) >= 50x rustworkx, >= 200x scipy, peak memory
 <= 50 MB above baseline; candidate scoring <= 10 us per candidate at N = 1024.
@@ -28,6 +30,8 @@ from harness.engine import distances as metrics
 from harness.graphs.graph import Graph
 
 SIZES = [(1024, 10), (4096, 12), (8192, 16)]
+#: bases of large diameter: thousands of BFS levels with a small frontier each
+WIDE = ["ring:4096", "ring:8192", "torus:64x64"]
 
 
 def random_regular(n: int, d: int, seed: int) -> Graph:
@@ -107,6 +111,28 @@ def main() -> None:
         print(f"{n:>6} {d:>3} | {t_sum * 1e3:>11.1f} ms {t_mat * 1e3:>8.1f} ms | {t_rx:>8.2f}s {t_sp:>7.2f}s | "
               f"{t_rx / t_sum:>10.0f}x {t_sp / t_sum:>7.0f}x | {mem:>7.1f} | {s.diameter:.0f} {s.aspl:.6f}")
         print(f"{'':>10} | full matrix vs rustworkx {t_rx / t_mat:.1f}x, vs scipy {t_sp / t_mat:.1f}x")
+
+    from harness.graphs.topologies import parse_spec
+
+    print(f"{'base':>12} | {'ours diam+ASPL':>14} {'ours matrix':>11} | {'rustworkx':>9} {'scipy':>8} | "
+          f"{'matrix x rustworkx':>18} {'x scipy':>8} | diameter")
+    for warm in ("ring:300", "ring:600"):  # the queue BFS's kernels, for one- and two-byte matrices
+        metrics.distance_matrix(parse_spec(warm))
+    for spec in WIDE[:1] if args.quick else WIDE:
+        g = parse_spec(spec)
+        n = g.n
+        t_sum, s = best_of(lambda: metrics.summary(g), 2)
+        t_mat, D = best_of(lambda: metrics.distance_matrix(g), 1)
+        rg = rx.PyGraph()
+        rg.add_nodes_from(range(n))
+        rg.add_edges_from_no_data([tuple(e) for e in g.edges.tolist()])
+        t_rx, R = best_of(lambda: rx.distance_matrix(rg), 1)
+        a = sp.coo_matrix((np.ones(g.m), (g.edges[:, 0], g.edges[:, 1])), shape=(n, n)).tocsr()
+        t_sp, S = best_of(lambda: shortest_path(a, directed=False, unweighted=True), 1)
+        assert np.array_equal(D.astype(float), S) and np.array_equal(R, S) and S.max() == s.diameter
+        del R, S, D
+        print(f"{spec:>12} | {t_sum * 1e3:>11.1f} ms {t_mat * 1e3:>8.1f} ms | {t_rx:>8.2f}s {t_sp:>7.2f}s | "
+              f"{t_rx / t_mat:>17.1f}x {t_sp / t_mat:>7.1f}x | {s.diameter:.0f}")
 
     # candidate scoring: exact (total, unreachable, diameter) after each candidate edge
     g = random_regular(1024, 10, seed=2)

@@ -72,6 +72,52 @@ def test_uint16_matrix_for_long_paths():
     assert np.array_equal(D.astype(float), scipy_distances(g))
 
 
+def wide_graph(seed: int) -> Graph:
+    """Long cycles or paths with a few chords, and sometimes vertices left apart: diameters of 70 to 500,
+    on both sides of WIDE_ECCENTRICITY, so both all-sources kernels and the dispatch between them are met."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(100, 700))
+    order = rng.permutation(n)[:n if seed % 3 == 0 else int(rng.integers(n // 2, n))]
+    edges = [(int(a), int(b)) for a, b in zip(order[:-1], order[1:])]
+    if seed % 2:
+        edges.append((int(order[-1]), int(order[0])))
+    for _ in range(int(rng.integers(0, 4))):
+        edges.append(tuple(int(v) for v in rng.choice(order, 2, replace=False)))
+    return Graph(n, np.array(edges, dtype=np.int64))
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_both_all_sources_kernels_agree_with_scipy_on_graphs_of_large_diameter(seed):
+    g = wide_graph(seed)
+    ref = scipy_distances(g)
+    finite = ~np.isinf(ref)
+    indptr, indices = metrics._csr(g)
+    inf = np.iinfo(np.uint16).max
+    kernels = {"bit-parallel": lambda out: metrics._bitbfs(indptr, indices, g.n, 2, out, inf, True),
+               "queue": lambda out: metrics._queue_bfs(indptr, indices, g.n, out, inf, True, 7)}
+    for name, kernel in kernels.items():
+        D = np.empty((g.n, g.n), np.uint16)
+        total, diam, reached = kernel(D)
+        assert np.array_equal(D == inf, ~finite), name
+        assert np.array_equal(D[finite].astype(float), ref[finite]), name
+        assert (total, diam, reached) == (ref[finite].sum(), ref[finite].max(), finite.sum()), name
+    ours = metrics.summary(g)
+    d, a = scipy_summary(g)
+    assert ours.diameter == d and (math.isinf(a) and math.isinf(ours.aspl) or abs(ours.aspl - a) < 1e-9)
+    assert ours.total == ref[finite].sum() // 2
+
+
+def test_wide_graphs_cover_both_kernels_and_both_kinds():
+    # the test above must see graphs on each side of the dispatch, connected and not
+    seen = set()
+    for seed in range(24):
+        g = wide_graph(seed)
+        indptr, indices = metrics._csr(g)
+        wide = metrics._bfs_single(indptr, indices, g.n, 0).max() >= metrics.WIDE_ECCENTRICITY
+        seen.add((bool(wide), metrics.summary(g).connected))
+    assert seen == {(True, True), (True, False), (False, True), (False, False)}
+
+
 def test_single_source_bfs():
     g = parse_spec("mesh:3x3")
     assert metrics.bfs_distances(g, 0).tolist() == [0, 1, 2, 1, 2, 3, 2, 3, 4]
