@@ -90,7 +90,8 @@ from typing import Any
 
 import numpy as np
 
-from harness.engine.distances import _pair_histogram, dense_matrix_refusal, distance_dtype, distance_matrix, summary
+from harness.engine.distances import (_pair_histogram, dense_matrix_refusal, dense_state_seconds_estimate,
+                                      distance_dtype, distance_matrix, summary)
 from harness.engine.dynamic import padded_adjacency, workspace
 from harness.errors import HopbenchError, SolverDeclined
 from harness.problems.shortcut.problem import ShortcutProblem, Solution
@@ -379,6 +380,8 @@ class Annealing(Solver):
         if why:  # (reached when swap mode's random fill got stuck, which skip cannot foresee)
             raise HopbenchError(f"annealing's shortcut moves: {why}")
         start = self._initial(problem, seed, rng, budget, report)
+        if report.remaining_time() < dense_state_seconds_estimate(problem.n, 1.4):  # (and its adjacency matrix)
+            return Solution(problem, start, extra={"stopped": "time limit before the distance matrix", "moves": 0})
         kernel_rng = rng.integers(1, np.iinfo(np.uint64).max, size=4, dtype=np.uint64)
         state = _State(problem, start, _matrix_buffers(problem, int(cfg["cache_mb"])))
         objective = problem.objective
@@ -389,7 +392,7 @@ class Annealing(Solver):
         t_start = report.elapsed()
         done_total = 0
         leg = 0
-        chunk = 64
+        chunk = 1  # one move first: on ring:10000 one addition takes 0.06 s, and 64 of them overran 2 s by 2 s
         while not report.should_stop() and problem.budget > 0:
             if mode == "time":
                 frac = (report.elapsed() - t_start) / horizon
@@ -422,10 +425,7 @@ class Annealing(Solver):
             if done < want:
                 break  # no feasible move is left (or nothing to move)
             if mode == "time" and spent > 0:
-                # aim each call at TIME_SLICE seconds, never past the end of the budget
-                rate = done / spent
-                left = report.remaining_time()
-                chunk = int(max(16, min(rate * TIME_SLICE, rate * left + 1, 1_000_000)))
+                chunk = _next_chunk(done, spent, report)
         stats = dict(zip(("moves", "accepted", "improved", "removals", "failed", "additions", "relocations",
                           "endpoint_moves", "swaps"), map(int, state.stats)))
         stats["final_objective"] = _objective_of(objective, int(state.ivars[K.I_CUR_Q]), float(state.fvars[K.F_CUR_E]))

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.engine.distances import DistanceState, dense_matrix_refusal
+from harness.engine.distances import DistanceState, dense_matrix_refusal, dense_state_seconds_estimate
 from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
@@ -164,6 +164,10 @@ class _EdgeCut(Solver):
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         t = int(self.config["t"])
         rng = np.random.default_rng(seed)
+        if report.remaining_time() < dense_state_seconds_estimate(problem.n):
+            # building the matrix, which nothing interrupts, would overrun the time limit
+            stopped = {"stopped": "time limit before the distance matrix", "rounds": 0}
+            return Solution(problem, np.empty((0, 2), np.int64), extra=stopped)
         pairs = FeasiblePairs(problem.base, problem.degree_cap)
         state = DistanceState.from_graph(problem.base)
         progress = Progress(report)

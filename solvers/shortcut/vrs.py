@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.engine.distances import DistanceState, dense_matrix_refusal
+from harness.engine.distances import DistanceState, dense_matrix_refusal, dense_state_seconds_estimate
 from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
@@ -69,6 +69,10 @@ class VertexRandomShortcuts(Solver):
         k, y = int(self.config["k"]), int(self.config["y"])
         sequential = self.config["order"] == "sequential"
         rng = np.random.default_rng(seed)
+        if report.remaining_time() < dense_state_seconds_estimate(problem.n):
+            # building the matrix, which nothing interrupts, would overrun the time limit
+            stopped = {"stopped": "time limit before the distance matrix", "passes": 0}
+            return Solution(problem, np.empty((0, 2), np.int64), extra=stopped)
         pairs = FeasiblePairs(problem.base, problem.degree_cap)
         state = DistanceState.from_graph(problem.base)
         # 'base' ranks by a frozen copy; the live state still yields the objective

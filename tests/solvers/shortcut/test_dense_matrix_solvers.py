@@ -33,3 +33,22 @@ def test_annealing_swap_mode_keeps_no_dense_matrix(monkeypatch):
     p = problem("empty:400", 4, 800, "golf")  # a budget that fills every port: swap mode
     out = execute(solvers.create("annealing"), p, seed=1, budget=Budget(evaluations=200))
     assert out.solution.evaluation.diameter < 400
+
+
+@pytest.mark.parametrize("name, module", [("vrs", "vrs"), ("edgecut-full", "edgecut"), ("edgecut-lite", "edgecut"),
+                                          ("annealing", "annealing")])
+def test_returns_its_start_when_the_matrix_would_not_fit_in_the_time_left(monkeypatch, name, module):
+    import importlib
+
+    mod = importlib.import_module(f"solvers.shortcut.{module}")
+    p = problem("ring:64", 4, 5)
+    monkeypatch.setattr(mod, "dense_state_seconds_estimate", lambda n, matrices=1.0: 1e9)
+    out = execute(solvers.create(name), p, seed=1, budget=Budget(time_s=600))
+    assert out.solution.extra["stopped"] == "time limit before the distance matrix"
+    assert len(out.solution.shortcuts) == 0 and out.solution.evaluation.diameter == 32  # the base, evaluated
+    # with time enough, or without a time limit, the same run adds its shortcuts
+    monkeypatch.setattr(mod, "dense_state_seconds_estimate", lambda n, matrices=1.0: 1.0)
+    enough = Budget(time_s=600, evaluations=50)  # (annealing would use all the time it is given)
+    assert len(execute(solvers.create(name), p, seed=1, budget=enough).solution.shortcuts) == 5
+    monkeypatch.setattr(mod, "dense_state_seconds_estimate", lambda n, matrices=1.0: 1e9)
+    assert len(execute(solvers.create(name), p, seed=1, budget=Budget(evaluations=50)).solution.shortcuts) == 5
