@@ -242,13 +242,16 @@ def _queue_bfs(indptr, indices, n, out, inf, write, chunks):
 #: words are nearly empty when each level reaches few vertices: on ring:4096 (eccentricity 2,048) 0.25 s
 #: against 0.05 s; on torus:64x64 (64) the blocks win, 25 ms against about 50 ms
 WIDE_ECCENTRICITY = 128
+#: below this many vertices the bit-parallel kernel is used regardless (one or two blocks of sources, a
+#: fraction of a second at most), which also spares small problems compiling the other two kernels
+WIDE_MIN_VERTICES = 1024
 
 
 def _all_sources(g: Graph, words: int, out: np.ndarray, inf: int, write: bool) -> tuple[int, int, int]:
     """(sum of distances over reached ordered pairs, largest finite distance, reached ordered pairs incl.
     (s, s)), and ``out`` filled when ``write``: by the queue BFS on graphs of large diameter, else bit-parallel."""
     indptr, indices = _csr(g)
-    if g.n > 1 and _bfs_single(indptr, indices, g.n, 0).max() >= WIDE_ECCENTRICITY:
+    if g.n >= WIDE_MIN_VERTICES and _bfs_single(indptr, indices, g.n, 0).max() >= WIDE_ECCENTRICITY:
         return _queue_bfs(indptr, indices, g.n, out, inf, write, min(g.n, 64))
     return _bitbfs(indptr, indices, g.n, words, out, inf, write)
 

@@ -73,10 +73,11 @@ def test_uint16_matrix_for_long_paths():
 
 
 def wide_graph(seed: int) -> Graph:
-    """Long cycles or paths with a few chords, and sometimes vertices left apart: diameters of 70 to 500,
-    on both sides of WIDE_ECCENTRICITY, so both all-sources kernels and the dispatch between them are met."""
+    """Long cycles or paths with a few chords, and sometimes vertices left apart: up to 2,000 vertices,
+    diameters of 90 to 1,500, on both sides of the dispatch (WIDE_MIN_VERTICES, WIDE_ECCENTRICITY), so
+    both all-sources kernels and the choice between them are met."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(100, 700))
+    n = int(rng.integers(100, 2000))
     order = rng.permutation(n)[:n if seed % 3 == 0 else int(rng.integers(n // 2, n))]
     edges = [(int(a), int(b)) for a, b in zip(order[:-1], order[1:])]
     if seed % 2:
@@ -113,7 +114,8 @@ def test_wide_graphs_cover_both_kernels_and_both_kinds():
     for seed in range(24):
         g = wide_graph(seed)
         indptr, indices = metrics._csr(g)
-        wide = metrics._bfs_single(indptr, indices, g.n, 0).max() >= metrics.WIDE_ECCENTRICITY
+        wide = g.n >= metrics.WIDE_MIN_VERTICES and \
+            metrics._bfs_single(indptr, indices, g.n, 0).max() >= metrics.WIDE_ECCENTRICITY
         seen.add((bool(wide), metrics.summary(g).connected))
     assert seen == {(True, True), (True, False), (False, True), (False, False)}
 
