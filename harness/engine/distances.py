@@ -179,21 +179,31 @@ def _bitbfs(indptr, indices, n, words, out, inf, write):
 
 
 @nb.njit(cache=True)
-def _bfs_single(indptr, indices, n, source):
-    dist = np.full(n, -1, np.int32)
-    queue = np.empty(n, np.int32)
+def _bfs_from(indptr, indices, source, dist, queue):
+    """Queue BFS from ``source`` into ``dist`` (all -1 on entry); returns (vertices reached, in BFS order
+    in ``queue[:reached]``, and the sum of their distances)."""
     dist[source] = 0
     queue[0] = source
     head, tail = 0, 1
+    total = 0
     while head < tail:
         u = queue[head]
         head += 1
+        du = dist[u] + 1
         for p in range(indptr[u], indptr[u + 1]):
             v = indices[p]
             if dist[v] < 0:
-                dist[v] = dist[u] + 1
+                dist[v] = du
                 queue[tail] = v
                 tail += 1
+                total += du
+    return tail, total
+
+
+@nb.njit(cache=True)
+def _bfs_single(indptr, indices, n, source):
+    dist = np.full(n, -1, np.int32)
+    _bfs_from(indptr, indices, source, dist, np.empty(n, np.int32))
     return dist
 
 
@@ -212,20 +222,8 @@ def _queue_bfs(indptr, indices, n, out, inf, write, chunks):
         reach = 0
         for s in range(c * n // chunks, (c + 1) * n // chunks):
             dist[:] = -1
-            dist[s] = 0
-            queue[0] = s
-            head, tail = 0, 1
-            while head < tail:
-                u = queue[head]
-                head += 1
-                du = dist[u] + 1
-                for p in range(indptr[u], indptr[u + 1]):
-                    v = indices[p]
-                    if dist[v] < 0:
-                        dist[v] = du
-                        queue[tail] = v
-                        tail += 1
-                        total += du
+            tail, dsum = _bfs_from(indptr, indices, s, dist, queue)
+            total += dsum
             reach += tail
             if dist[queue[tail - 1]] > diam:
                 diam = dist[queue[tail - 1]]

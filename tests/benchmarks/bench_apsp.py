@@ -50,6 +50,20 @@ def best_of(fn, repeat: int) -> tuple[float, object]:
     return best, out
 
 
+def reference_matrices(g: Graph) -> tuple[tuple[float, np.ndarray], tuple[float, np.ndarray]]:
+    """(seconds, matrix) of rustworkx's ``distance_matrix`` and of scipy's unweighted ``shortest_path``."""
+    import rustworkx as rx
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import shortest_path
+
+    rg = rx.PyGraph()
+    rg.add_nodes_from(range(g.n))
+    rg.add_edges_from_no_data([tuple(e) for e in g.edges.tolist()])
+    a = sp.coo_matrix((np.ones(g.m), (g.edges[:, 0], g.edges[:, 1])), shape=(g.n, g.n)).tocsr()
+    return (best_of(lambda: rx.distance_matrix(rg), 1),
+            best_of(lambda: shortest_path(a, directed=False, unweighted=True), 1))
+
+
 def peak_memory_child(n: int, d: int) -> float:
     """MB of resident memory our summary() adds at its peak, in a fresh process."""
     code = f"""
@@ -78,10 +92,6 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="only the smallest size (a smoke run)")
     args = ap.parse_args()
-    import rustworkx as rx
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import shortest_path
-
     sizes = SIZES[:1] if args.quick else SIZES
     metrics.summary(random_regular(64, 4, 0))  # load the compiled kernels before timing
     metrics.distance_matrix(random_regular(64, 4, 0))
@@ -92,12 +102,7 @@ def main() -> None:
         t_sum, s = best_of(lambda: metrics.summary(g), 5)
         t_mat, D = best_of(lambda: metrics.distance_matrix(g), 2)
 
-        rg = rx.PyGraph()
-        rg.add_nodes_from(range(n))
-        rg.add_edges_from_no_data([tuple(e) for e in g.edges.tolist()])
-        t_rx, R = best_of(lambda: rx.distance_matrix(rg), 1)
-        a = sp.coo_matrix((np.ones(g.m), (g.edges[:, 0], g.edges[:, 1])), shape=(n, n)).tocsr()
-        t_sp, S = best_of(lambda: shortest_path(a, directed=False, unweighted=True), 1)
+        (t_rx, R), (t_sp, S) = reference_matrices(g)
 
         # all three must agree before any time is worth printing
         iu = np.triu_indices(n, 1)
@@ -116,19 +121,13 @@ def main() -> None:
 
     print(f"{'base':>12} | {'ours diam+ASPL':>14} {'ours matrix':>11} | {'rustworkx':>9} {'scipy':>8} | "
           f"{'matrix x rustworkx':>18} {'x scipy':>8} | diameter")
-    for warm in ("ring:300", "ring:600"):  # the queue BFS's kernels, for one- and two-byte matrices
+    for warm in ("mesh:8x130", "ring:1100"):  # the queue BFS's kernels, for one- and two-byte matrices
         metrics.distance_matrix(parse_spec(warm))
     for spec in WIDE[:1] if args.quick else WIDE:
         g = parse_spec(spec)
-        n = g.n
         t_sum, s = best_of(lambda: metrics.summary(g), 2)
         t_mat, D = best_of(lambda: metrics.distance_matrix(g), 1)
-        rg = rx.PyGraph()
-        rg.add_nodes_from(range(n))
-        rg.add_edges_from_no_data([tuple(e) for e in g.edges.tolist()])
-        t_rx, R = best_of(lambda: rx.distance_matrix(rg), 1)
-        a = sp.coo_matrix((np.ones(g.m), (g.edges[:, 0], g.edges[:, 1])), shape=(n, n)).tocsr()
-        t_sp, S = best_of(lambda: shortest_path(a, directed=False, unweighted=True), 1)
+        (t_rx, R), (t_sp, S) = reference_matrices(g)
         assert np.array_equal(D.astype(float), S) and np.array_equal(R, S) and S.max() == s.diameter
         del R, S, D
         print(f"{spec:>12} | {t_sum * 1e3:>11.1f} ms {t_mat * 1e3:>8.1f} ms | {t_rx:>8.2f}s {t_sp:>7.2f}s | "
