@@ -461,16 +461,29 @@ def summary(g: Graph, *, words: int = WORDS) -> DistanceSummary:
 #: measured 0.3-0.9 ns on random regular graphs, n = 2,000-40,000, d = 4-20, 2 cores (one core or a
 #: loaded machine is about 2x slower)
 SUMMARY_SECONDS_PER_WORD_STEP = 2.5e-9
+#: seconds per (source x (vertex + arc)) of the queue BFS that :func:`summary` runs on graphs of large
+#: diameter, with margin: measured 1.5-2.0 ns on ring:10000, mesh:150x150 and mesh:40x1000, 2 cores
+SUMMARY_SECONDS_PER_QUEUE_STEP = 5e-9
 
 
-def summary_seconds_estimate(n: int, m: int) -> float:
-    """A generous estimate of the seconds :func:`summary` takes on a connected graph of ``n`` vertices
-    and ``m`` edges (its depth taken as a random graph's, log n / log(mean degree - 1) + 3): for a
-    solver that must know whether an evaluation still fits in its time budget."""
+def summary_seconds_estimate(g: Graph) -> float:
+    """A generous estimate of the seconds :func:`summary` takes on ``g``: for a solver that must know
+    whether an evaluation still fits in its time budget.  It follows the engine's own choice of
+    kernel, from one BFS out of vertex 0 (linear time): the queue BFS costs n (n + 2m) steps whatever
+    the depth; the bit-parallel one n x words x mean degree per level, with as many levels as twice
+    vertex 0's eccentricity (in its component) or a random graph's depth, log n / log(mean degree - 1)
+    + 3, whichever is larger."""
+    n, m = g.n, g.m
     if n < 2 or m < 1:
         return 0.0
+    indptr, indices = _csr(g)
+    dist = _bfs_single(indptr, indices, n, 0)
+    eccentricity = int(dist.max())
+    if n >= WIDE_MIN_VERTICES and eccentricity >= WIDE_ECCENTRICITY:
+        return SUMMARY_SECONDS_PER_QUEUE_STEP * n * (n + 2.0 * m)
     mean_degree = 2.0 * m / n
     depth = math.log(n) / math.log(max(mean_degree - 1.0, 1.5)) + 3.0
+    depth = max(depth, 2.0 * eccentricity + 1.0)
     words = (n + 63) // 64
     return SUMMARY_SECONDS_PER_WORD_STEP * n * words * mean_degree * depth
 

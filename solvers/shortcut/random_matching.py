@@ -261,14 +261,15 @@ class RandomMatching(Solver):
                                                       stop=report.should_stop)
             restarts += again
             drawn += 1
-            if report.remaining_time() < summary_seconds_estimate(problem.n, problem.base.m + len(shortcuts)):
+            graph = problem.graph_with(shortcuts)
+            if report.remaining_time() < summary_seconds_estimate(graph):
                 # evaluating it would overrun the time limit (11 s on n = 100,000, d = 8): a first sample
                 # is returned unevaluated (the harness evaluates every solution), a later one is dropped
                 if best is None:
                     best = (shortcuts, None)
                 stopped = "time limit"
                 break
-            s = summary(problem.graph_with(shortcuts))
+            s = summary(graph)
             report.count(1)
             value = objective_value(problem.objective, s.diameter, s.aspl)
             key = (value, s.diameter, s.aspl) if by_objective else (s.diameter, s.aspl)

@@ -120,6 +120,21 @@ def test_wide_graphs_cover_both_kernels_and_both_kinds():
     assert seen == {(True, True), (True, False), (False, True), (False, False)}
 
 
+def test_summary_estimate_follows_the_kernel_and_the_depth():
+    # a ring of 2,048 vertices takes the queue BFS: n (n + 2m) steps, however its words would fill
+    ring = parse_spec("ring:2048")
+    assert metrics.summary_seconds_estimate(ring) == pytest.approx(
+        metrics.SUMMARY_SECONDS_PER_QUEUE_STEP * 2048 * (2048 + 2 * 2048))
+    # a 30 x 30 mesh (900 vertices) stays bit-parallel but has 58 levels from vertex 0, where a random
+    # graph of its mean degree would have about 10: the estimate takes twice the eccentricity
+    mesh = parse_spec("mesh:30x30")
+    words, mean_degree = (900 + 63) // 64, 2 * mesh.m / 900
+    assert metrics.summary_seconds_estimate(mesh) == pytest.approx(
+        metrics.SUMMARY_SECONDS_PER_WORD_STEP * 900 * words * mean_degree * (2 * 58 + 1))
+    # an edgeless graph costs nothing
+    assert metrics.summary_seconds_estimate(parse_spec("empty:5000")) == 0.0
+
+
 def test_single_source_bfs():
     g = parse_spec("mesh:3x3")
     assert metrics.bfs_distances(g, 0).tolist() == [0, 1, 2, 1, 2, 3, 2, 3, 4]

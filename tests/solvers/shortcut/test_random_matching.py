@@ -133,14 +133,14 @@ def test_a_sample_whose_evaluation_would_overrun_the_time_limit_is_not_evaluated
     import solvers.shortcut.random_matching as rm
 
     estimates = iter([0.0, 1e9])  # the first sample's evaluation fits, the second's would not
-    monkeypatch.setattr(rm, "summary_seconds_estimate", lambda n, m: next(estimates))
+    monkeypatch.setattr(rm, "summary_seconds_estimate", lambda g: next(estimates))
     p = problem("ring:64", 4, 10_000)
     out = execute(solvers.create("random-matching", samples=10), p, seed=3, budget=Budget(time_s=600))
     ex = out.solution.extra
     assert ex["stopped"] == "time limit" and ex["samples_drawn"] == 2 and len(ex["sample_diameters"]) == 1
     assert out.solution.evaluation.diameter == ex["sample_diameters"][0]  # the evaluated first sample is kept
     # a first sample that cannot be evaluated in time is returned as it is; the harness evaluates it
-    monkeypatch.setattr(rm, "summary_seconds_estimate", lambda n, m: 1e9)
+    monkeypatch.setattr(rm, "summary_seconds_estimate", lambda g: 1e9)
     out = execute(solvers.create("random-matching", samples=10), p, seed=3, budget=Budget(time_s=600))
     ex = out.solution.extra
     assert ex["stopped"] == "time limit" and ex["samples_drawn"] == 1 and ex["sample_diameters"] == []

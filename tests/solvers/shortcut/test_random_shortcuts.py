@@ -75,9 +75,9 @@ def test_no_evaluation_when_its_estimate_exceeds_the_time_left(monkeypatch):
     import solvers.shortcut.random_shortcuts as module
 
     p = ShortcutProblem(parse_spec("ring:40"), 3, 10, base_spec="ring:40")
-    monkeypatch.setattr(module, "summary_seconds_estimate", lambda n, m: 1e9)
+    monkeypatch.setattr(module, "summary_seconds_estimate", lambda g: 1e9)
     solution, report = solve_with(p, 0.001)
     assert len(solution.shortcuts) == 10 and report.trace == []
-    monkeypatch.setattr(module, "summary_seconds_estimate", lambda n, m: 0.5)
+    monkeypatch.setattr(module, "summary_seconds_estimate", lambda g: 0.5)
     solution, report = solve_with(p, 0.001)
     assert len(report.trace) == 1
