@@ -207,6 +207,24 @@ def _bfs_single(indptr, indices, n, source):
     return dist
 
 
+@nb.njit(cache=True)
+def _probe_depth(indptr, indices, n):
+    """The largest eccentricity, within its component, of each component's lowest vertex (one BFS per
+    component, linear time): at least half the deepest BFS any source will run."""
+    dist = np.full(n, -1, np.int32)
+    queue = np.empty(n, np.int32)
+    deepest = 0
+    for root in range(n):
+        if dist[root] < 0:
+            tail, _ = _bfs_from(indptr, indices, root, dist, queue)
+            deepest = max(deepest, dist[queue[tail - 1]])
+    return deepest
+
+
+def _is_wide(g: Graph, depth: int) -> bool:
+    return g.n >= WIDE_MIN_VERTICES and depth >= WIDE_ECCENTRICITY
+
+
 @nb.njit(cache=True, parallel=True)
 def _queue_bfs(indptr, indices, n, out, inf, write, chunks):
     """All-sources BFS, one queue BFS per source, sources split into ``chunks`` ranges; the same
@@ -236,7 +254,7 @@ def _queue_bfs(indptr, indices, n, out, inf, write, chunks):
     return totals.sum(), diams.max(), reached.sum()
 
 
-#: from this eccentricity of vertex 0 up, one queue BFS per source beats the bit-parallel blocks, whose
+#: from this probed eccentricity (:func:`_probe_depth`) up, one queue BFS per source beats the bit-parallel blocks, whose
 #: words are nearly empty when each level reaches few vertices: on ring:4096 (eccentricity 2,048) 0.25 s
 #: against 0.05 s; on torus:64x64 (64) the blocks win, 25 ms against about 50 ms
 WIDE_ECCENTRICITY = 128
@@ -249,7 +267,7 @@ def _all_sources(g: Graph, words: int, out: np.ndarray, inf: int, write: bool) -
     """(sum of distances over reached ordered pairs, largest finite distance, reached ordered pairs incl.
     (s, s)), and ``out`` filled when ``write``: by the queue BFS on graphs of large diameter, else bit-parallel."""
     indptr, indices = _csr(g)
-    if g.n >= WIDE_MIN_VERTICES and _bfs_single(indptr, indices, g.n, 0).max() >= WIDE_ECCENTRICITY:
+    if _is_wide(g, _probe_depth(indptr, indices, g.n)):
         return _queue_bfs(indptr, indices, g.n, out, inf, write, min(g.n, 64))
     return _bitbfs(indptr, indices, g.n, words, out, inf, write)
 
@@ -469,17 +487,16 @@ SUMMARY_SECONDS_PER_QUEUE_STEP = 5e-9
 def summary_seconds_estimate(g: Graph) -> float:
     """A generous estimate of the seconds :func:`summary` takes on ``g``: for a solver that must know
     whether an evaluation still fits in its time budget.  It follows the engine's own choice of
-    kernel, from one BFS out of vertex 0 (linear time): the queue BFS costs n (n + 2m) steps whatever
-    the depth; the bit-parallel one n x words x mean degree per level, with as many levels as twice
-    vertex 0's eccentricity (in its component) or a random graph's depth, log n / log(mean degree - 1)
-    + 3, whichever is larger."""
+    kernel, from one BFS per component (linear time, :func:`_probe_depth`): the queue BFS costs
+    n (n + 2m) steps whatever the depth; the bit-parallel one n x words x mean degree per level, with
+    as many levels as twice the probed eccentricity or a random graph's depth, log n / log(mean
+    degree - 1) + 3, whichever is larger."""
     n, m = g.n, g.m
     if n < 2 or m < 1:
         return 0.0
     indptr, indices = _csr(g)
-    dist = _bfs_single(indptr, indices, n, 0)
-    eccentricity = int(dist.max())
-    if n >= WIDE_MIN_VERTICES and eccentricity >= WIDE_ECCENTRICITY:
+    eccentricity = int(_probe_depth(indptr, indices, n))
+    if _is_wide(g, eccentricity):
         return SUMMARY_SECONDS_PER_QUEUE_STEP * n * (n + 2.0 * m)
     mean_degree = 2.0 * m / n
     depth = math.log(n) / math.log(max(mean_degree - 1.0, 1.5)) + 3.0
