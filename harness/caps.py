@@ -88,5 +88,14 @@ DIMENSIONS = Cap("dimensions", "HOPBENCH_MAX_DIMENSIONS", 20, "dimensions per to
 #: random trials of a sampling analysis (fault tolerance), and instances of a suite
 SAMPLES = Cap("samples", "HOPBENCH_MAX_SAMPLES", 100_000, "random trials per analysis")
 INSTANCES = Cap("instances", "HOPBENCH_MAX_INSTANCES", 100_000, "instances per suite")
+#: local worker processes of one command (run --jobs, tune --workers): each imports numba and holds its own
+#: problem, about 150-300 MB
+WORKERS = Cap("workers", "HOPBENCH_MAX_WORKERS", 64, "local worker processes per command")
 
-ALL = (VERTICES, EDGES, INPUT_BYTES, DENSE_MATRIX_BYTES, NESTING, FORMULA, SEEDS, SEED_VALUE, DIMENSIONS, SAMPLES, INSTANCES)
+ALL = (VERTICES, EDGES, INPUT_BYTES, DENSE_MATRIX_BYTES, NESTING, FORMULA, SEEDS, SEED_VALUE, DIMENSIONS, SAMPLES,
+       INSTANCES, WORKERS)
+
+#: ordered node pairs of one routing table (2^20 admits 1,024 nodes, e.g. 8x8x8x2; the largest Angara torus,
+#: 8x8x8x8, has 16.8 million pairs: angara-sssp's candidate routes alone would take about 10 GB)
+ROUTING_PAIRS = Cap("routing pairs", "HOPBENCH_MAX_ROUTING_PAIRS", 2**20, "ordered node pairs per routing table")
+ALL = (*ALL, ROUTING_PAIRS)

@@ -132,6 +132,13 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def check_directory_place(path: PathLike) -> None:
+    """A one-line error when a file (not a directory) sits where a command will make directory ``path``."""
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise HopbenchError(f"cannot write into {os.fspath(path)}: a file of that name is in the way; move it, "
+                            f"or choose another output directory")
+
+
 class OwnedDirectory:
     """A directory whose files are written, and later cleaned up, by one writer only.
 
@@ -153,6 +160,7 @@ class OwnedDirectory:
             raise HopbenchError(f"refusing to write into {self.root}: it leads out of {os.fspath(inside)} "
                                 f"(a symlink?); remove it or choose another output directory")
         self._real_root = real_root
+        check_directory_place(self.root)
         self.previous = self._read_manifest()
         self.written: dict[str, str] = {}
         self.removed: list[str] = []
@@ -170,6 +178,8 @@ class OwnedDirectory:
         if not _inside(os.path.realpath(target), self._real_root):
             raise HopbenchError(f"refusing to write {target}: it leads out of {self.root} (a symlink?); "
                                 f"remove the link or choose another output directory")
+        for depth in range(1, len(parts)):
+            check_directory_place(self.root.joinpath(*parts[:depth]))
         return target
 
     @staticmethod

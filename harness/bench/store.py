@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Literal
+from urllib.parse import unquote
 
 from sqlalchemy import create_engine, delete, event, insert, inspect, select, text
 from sqlalchemy.engine import URL, Connection, Engine, make_url
@@ -142,12 +143,39 @@ def _set_sqlite_pragmas(dbapi_connection, _record, *, wal: bool = True) -> None:
     cur.close()
 
 
+#: query parameters of a store URL whose values are secrets (libpq's password, sslpassword, ...)
+_SECRET_KEY = re.compile(r"password|secret|token", re.IGNORECASE)
+
+
+def _split_secrets(url: str) -> tuple[str, list[str]]:
+    """(``url`` with its secrets masked, the secrets as written).  Parsed by hand, not by SQLAlchemy: the
+    password is everything between the user's colon and the *last* @ before the query (a password may
+    contain an @), with or without a scheme; a query parameter named like a password is one too."""
+    head, sep, query = url.partition("?")
+    secrets: list[str] = []
+    at = head.rfind("@")
+    if at >= 0:
+        slashes = head.find("//")
+        start = slashes + 2 if 0 <= slashes < at else 0
+        user, colon, password = head[start:at].partition(":")
+        if colon:
+            secrets.append(password)
+            head = f"{head[:start]}{user}:***{head[at:]}"
+    if sep:
+        kept = []
+        for item in query.split("&"):
+            key, eq, value = item.partition("=")
+            if eq and _SECRET_KEY.search(key):
+                secrets.append(value)
+                item = f"{key}=***"
+            kept.append(item)
+        query = "&".join(kept)
+    return head + sep + query, secrets
+
+
 def shown_url(url: str) -> str:
-    """``url`` fit for a message: the password masked."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # not a URL SQLAlchemy can parse: mask what looks like user:password@
-        return re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", url)
+    """``url`` fit for a message: its password masked, in the authority or in the query."""
+    return _split_secrets(url)[0]
 
 
 def masked(text: str, url: str | None) -> str:
@@ -155,12 +183,15 @@ def masked(text: str, url: str | None) -> str:
     ``url`` masked wherever it appears."""
     if not url:
         return text
-    text = text.replace(url, shown_url(url))
-    secrets = set(re.findall(r"//[^/@:]*:([^/@]*)@", url))  # as written, percent-escapes included
+    shown, found = _split_secrets(url)
+    text = text.replace(url, shown)
+    secrets = set(found)  # as written, percent-escapes included
     try:
         secrets.add(str(make_url(url).password or ""))  # as the driver got it, unescaped
-    except (ArgumentError, ValueError):  # not a URL SQLAlchemy can parse: the pattern above found what there is
+    except (ArgumentError, ValueError):  # not a URL SQLAlchemy can parse: the parse above found what there is
         pass
+    for secret in found:
+        secrets.add(unquote(secret))
     for secret in sorted(secrets, key=len, reverse=True):
         if len(secret) >= 3:  # a shorter one would mask letters all over the message
             text = text.replace(secret, "***")
@@ -181,7 +212,7 @@ def parse_url(url: str) -> URL:
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
-        path = re.sub(r"^sqlite:/*", "", url)
+        path = re.sub(r"^sqlite:/*", "", shown_url(url))
         hint = f"for a SQLite file write sqlite:///{path}" if "://" not in url and path else URL_FORMS
         raise HopbenchError(f"invalid storage URL {shown_url(url)!r} ({masked(_first_line(exc), url)}); {hint}") \
             from None
@@ -348,6 +379,10 @@ def _newer(url: str, found: list[str]) -> HopbenchError:
                          f"upgrade hopbench, or use another --storage")
 
 
+#: columns of ``runs`` in every hopbench store, from the first schema on (revision 0001)
+_FIRST_RUN_COLUMNS = frozenset({"id", "cell_key", "suite", "instance", "solver", "params", "seed", "status"})
+
+
 def _revision(conn: Connection, url: str, *, in_transaction: bool = False) -> str:
     """The store's revision, ``EMPTY`` or ``UNVERSIONED``; an unknown one raises the one-line error.
 
@@ -371,7 +406,15 @@ def _revision(conn: Connection, url: str, *, in_transaction: bool = False) -> st
             found = (list(conn.execute(select(version_table.c.version_num)).scalars())
                      if inspect(conn).has_table(VERSION_TABLE) else [])
     if not found:  # never versioned, or nothing at all yet
-        return UNVERSIONED if inspect(conn).has_table(runs.name) else EMPTY
+        if not inspect(conn).has_table(runs.name):
+            return EMPTY
+        columns = {c["name"] for c in inspect(conn).get_columns(runs.name)}
+        missing = sorted(_FIRST_RUN_COLUMNS - columns)
+        if missing:  # another program's table of that name: reading or upgrading it would fail in SQL
+            raise HopbenchError(f"the results store {shown_url(url)} has a table 'runs' that hopbench did not write "
+                                f"(no column {', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}); give the "
+                                f"--storage URL of a store that 'hopbench run' wrote, or a new file")
+        return UNVERSIONED
     if len(found) > 1 or found[0] not in REVISIONS:
         raise _newer(url, found)
     return found[0]
@@ -502,12 +545,19 @@ class Store:
             raise HopbenchError(f"storage URL {shown_url(url)!r} needs the Python package {exc.name!r}; "
                                 f"install it") from None
         try:
+            # a SQLite file is looked at before the first write-mode connection switches it to WAL: a file
+            # that is not a hopbench store must stay exactly as it was
+            probe = _engine(url, wal=False, poolclass=NullPool) if mode == "write" and engine.dialect.name == "sqlite" \
+                and not _in_memory(parsed) else engine
             try:
-                with engine.connect() as conn:
+                with probe.connect() as conn:
                     revision = _revision(conn, url)
             except SQLAlchemyError as exc:
                 raise HopbenchError(f"cannot open the results store {shown_url(url)!r}: {failure_reason(exc, url)}; "
                                     f"check the URL, the path and write permissions") from None
+            finally:
+                if probe is not engine:
+                    probe.dispose()
             if revision == EMPTY and mode == "read" and not _in_memory(parsed):
                 raise HopbenchError(f"the results store {shown_url(url)} holds no hopbench tables (an empty file or "
                                     f"database, or another program's); give the --storage URL of a store that "

@@ -26,6 +26,7 @@ worker processes on the study.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import multiprocessing
 import os
@@ -37,6 +38,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from harness import caps
 from harness._paths import PUBLISHED_TUNED_DIR
 from harness.errors import HopbenchError
 from harness.problems.registry import get_kind
@@ -295,6 +297,15 @@ def _sampler(cfg: TuneConfig, worker: int):
     return optuna.samplers.GridSampler(grid_space(cfg.space()), seed=cfg.seed + 7919 * worker)
 
 
+def _no_interrupt_traceback(record: logging.LogRecord) -> bool:
+    """Optuna logs a trial stopped by Ctrl-C with the whole traceback; the command says "interrupted"
+    itself, so the record keeps its one line and loses the traceback."""
+    if record.exc_info and record.exc_info[0] is not None and issubclass(record.exc_info[0], KeyboardInterrupt):
+        record.exc_info = None
+        record.exc_text = None
+    return True
+
+
 def open_study(cfg: TuneConfig, worker: int = 0):
     import warnings
 
@@ -303,6 +314,9 @@ def open_study(cfg: TuneConfig, worker: int = 0):
     from harness.bench.store import DEFAULT_URL, connect_timeout, failure_reason, masked, shown_url
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    for handler in logging.getLogger("optuna").handlers:
+        if _no_interrupt_traceback not in handler.filters:
+            handler.addFilter(_no_interrupt_traceback)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     name = cfg.check_study_name()
     url = cfg.storage or DEFAULT_URL
@@ -358,12 +372,19 @@ def _prepare(cfg: TuneConfig) -> None:
         study.set_user_attr("instances", [i.id for i in instances])
         study.set_user_attr("seeds", cfg.seeds)
         study.set_user_attr("budget", budget)
+        study.set_user_attr("fixed", _json_values(cfg.fixed))
+        study.set_user_attr("space", sorted(cfg.space()))
         # written last: a worker on another machine that sees it sees every attribute above
         study.set_user_attr("reference", best_known_objectives(instances, store, suite.name))
     else:
         _check_same_study(cfg, attrs, [i.id for i in instances], budget)
     if cfg.sampler != "grid":
         study.enqueue_trial(default_trial(cfg.space()), skip_if_exists=True)
+
+
+def _json_values(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` as a study attribute stores and returns them (JSON: a tuple comes back a list)."""
+    return json.loads(json.dumps(params, sort_keys=True, default=str))
 
 
 def _check_same_study(cfg: TuneConfig, attrs: dict[str, Any], instance_ids: list[str],
@@ -384,6 +405,13 @@ def _check_same_study(cfg: TuneConfig, attrs: dict[str, Any], instance_ids: list
     if recorded is not None and recorded.get("evaluations") != budget["evaluations"]:
         mismatches.append(f"evaluation budget {recorded.get('evaluations')} (the suite now says "
                           f"{budget['evaluations']})")
+    # the held and the tuned parameters (studies made before these were recorded are not checked): a trial's
+    # params name only the tuned ones, so a different --fix would be reported as the best trial's
+    if "fixed" in attrs and attrs["fixed"] != _json_values(cfg.fixed):
+        shown = ", ".join(f"{k}={v}" for k, v in sorted(attrs["fixed"].items())) or "nothing"
+        mismatches.append(f"--fix {shown}")
+    if "space" in attrs and attrs["space"] != sorted(cfg.space()):
+        mismatches.append(f"the tuned parameters {', '.join(attrs['space'])} (now {', '.join(sorted(cfg.space()))})")
     if mismatches:
         raise HopbenchError(f"study {name!r} was created with {'; '.join(mismatches)}; repeat its options to "
                             f"continue it, or pick another --study name")
@@ -485,6 +513,8 @@ def tune(cfg: TuneConfig) -> TuneResult:
         raise HopbenchError(f"unknown sampler {cfg.sampler!r}; use one of {', '.join(SAMPLERS)}")
     if cfg.trials < 1 or cfg.workers < 1:
         raise HopbenchError("--trials and --workers must be >= 1")
+    caps.WORKERS.check(cfg.workers, "--workers")
+    cfg.workers = min(cfg.workers, cfg.trials)  # a worker without a trial would only open the study
     held = solvers.create(cfg.solver, **cfg.fixed)  # unknown solver or fixed parameter -> one-line error
     cfg.fixed = {k: held.config[k] for k in cfg.fixed}
     cfg.space()

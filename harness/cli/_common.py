@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import signal
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +143,18 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
     if on_start is not None:
         on_start()
     return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C ends the process at once inside the block.  Python delivers SIGINT only between bytecodes,
+    so a long numba kernel (the all-pairs BFS of a 100,000-vertex ring, minutes) would finish first; a
+    command that records nothing can simply die instead."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

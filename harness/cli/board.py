@@ -80,9 +80,9 @@ def run(args: argparse.Namespace) -> int:
 
     from harness.bench.store import Store
     from harness.errors import HopbenchError
-    from harness.outputs import store_files
+    from harness.outputs import check_directory_place, store_files
     from harness.report.board import build_board
-    from harness.report.site import check_suite_name, write_site
+    from harness.report.site import SITE_DIR, check_suite_name, write_site
     from harness.report.writer import DEFAULT_COMPRESS_OVER, write_board
 
     out = Path(args.output)
@@ -97,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         check_suite_name(name)  # names the board's directory under -o: checked before anything is written
     # the board and the site write only their own files under -o, never over the store or a suite file
     protect = {**store_files(store.url), **{s.path: "a suite file" for _, s in suites if s is not None}}
+    for place in [out / name for name, _ in suites] + [out / SITE_DIR]:
+        check_directory_place(place)  # before any board is written, not between two of them
     out.mkdir(parents=True, exist_ok=True)
     for name, suite in suites:
         board = build_board(store, name, suite=suite)  # refuses a suite without runs

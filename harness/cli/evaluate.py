@@ -2,8 +2,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from harness.cli._common import fmt_number, print_json, sample_count, seed_value
+from harness.cli._common import fmt_number, interruptible, print_json, sample_count, seed_value
+
+
+#: an evaluation estimated to take longer than this is announced on stderr first
+LONG_EVALUATION_SECONDS = 30.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.engine.summary import summary  # numpy below 1,000 vertices: no numba to load
+    from harness.engine.summary import seconds_estimate, summary  # numpy below 1,000 vertices: no numba
     from harness.errors import HopbenchError
     from harness.graphs.bounds import lower_bounds
     from harness.problems import networks
@@ -27,7 +32,12 @@ def run(args: argparse.Namespace) -> int:
     if (args.edgefile is None) == (args.topology is None):
         raise HopbenchError("give either an edge file or --topology SPEC (exactly one)")
     g = (networks.from_edge_file(args.edgefile) if args.edgefile else networks.from_topology(args.topology)).graph
-    s = summary(g)
+    expected = seconds_estimate(g)
+    if expected > LONG_EVALUATION_SECONDS:  # say so before a wait of minutes (a ring of 200,000 takes about 4)
+        print(f"note: measuring all {g.n:,} x {g.n:,} distances may take up to {expected / 60:.0f} min here "
+              f"(a graph of large diameter costs n (n + 2m) BFS steps); Ctrl-C stops it", file=sys.stderr, flush=True)
+    with interruptible():  # evaluate records nothing: Ctrl-C may end it inside the numba kernels
+        s = summary(g)
     lb_d, lb_a = lower_bounds(g.n, g.max_degree)
     doc = {"n": g.n, "m": g.m, "max_degree": g.max_degree, "connected": s.connected,
            "diameter": s.diameter, "aspl": s.aspl, "lower_bound": {"diameter": lb_d, "aspl": lb_a}}

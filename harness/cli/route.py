@@ -42,7 +42,9 @@ def run(args: argparse.Namespace) -> int:
     outcome = run_solver(solver, problem, args)
     table = outcome.solution
     if out is not None:
-        out.write_text(dumps(table.to_dict(), indent=1) + "\n")
+        from harness.cli.export import write_output_file
+
+        write_output_file(out, dumps(table.to_dict(), indent=1) + "\n")
     ev = table.evaluation
     if args.json:
         print_json({"problem": problem.describe(), "solver": {"name": solver.name, "params": dict(solver.config)},

@@ -76,15 +76,17 @@ def _seeds(args) -> list[int] | None:
 def run(args: argparse.Namespace) -> int:
     import os
 
+    from harness import caps
     from harness.bench.runner import execute_plan, make_executor, plan_matrix, resume_plan, summary_table
     from harness.bench.store import Store, shown_url
     from harness.bench.suites import load_suite
     from harness.errors import HopbenchError
     from solvers.contract.limits import plugin_warm_up_limit
 
-    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, caps.WORKERS.limit())
     if jobs < 1:
         raise HopbenchError(f"--jobs must be >= 1, got {jobs}")
+    caps.WORKERS.check(jobs, "--jobs")
     for flag, value in (("--min-nodes", args.min_nodes), ("--max-nodes", args.max_nodes)):
         if value is not None and value < 1:  # a size below 1 selects all or nothing: surely a typo
             raise HopbenchError(f"{flag} must be a vertex count >= 1, got {value}")

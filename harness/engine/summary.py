@@ -13,7 +13,7 @@ from __future__ import annotations
 from harness.engine.small import DistanceSummary, small_summary
 from harness.graphs.graph import Graph
 
-__all__ = ["SMALL_N", "DistanceSummary", "summary"]
+__all__ = ["SMALL_N", "DistanceSummary", "seconds_estimate", "summary"]
 
 #: graphs with fewer vertices use the numpy path
 SMALL_N = 1000
@@ -26,3 +26,12 @@ def summary(g: Graph) -> DistanceSummary:
     from harness.engine.distances import summary as engine_summary
 
     return engine_summary(g)
+
+
+def seconds_estimate(g: Graph) -> float:
+    """A generous estimate of :func:`summary`'s seconds on ``g`` (0 for the numpy path, always fast)."""
+    if g.n < SMALL_N:
+        return 0.0
+    from harness.engine.distances import summary_seconds_estimate
+
+    return summary_seconds_estimate(g)

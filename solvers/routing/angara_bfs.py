@@ -36,7 +36,7 @@ from harness.problems.routing import RoutingProblem, RoutingTable
 from solvers.contract import register
 from solvers.contract.budget import Budget, Reporter
 from solvers.routing._router import AngaraSolver, RouterState
-from solvers.routing.dor import dor_routes
+from solvers.routing.dor import dor_into_rows
 
 
 @nb.njit(cache=True)
@@ -168,9 +168,7 @@ def fill_with_dor(problem: RoutingProblem, mat: np.ndarray, lengths: np.ndarray,
     """Give the pairs ``rows`` their DOR routes (the budget ran out before they were routed)."""
     if not len(rows):
         return
-    dmat, dlen = dor_routes(problem, rows)
-    mat[rows, :dmat.shape[1]] = dmat
-    lengths[rows] = dlen
+    dor_into_rows(problem, mat, lengths, rows)
 
 
 @register
@@ -180,16 +178,21 @@ class AngaraBFS(AngaraSolver):
     name = "angara-bfs"
     description = "Angara BFS routing (Mukosey et al. 2021, Alg. 1-2): per-source BFS in the routing graph, weight-sorted queue"
     params: dict = {}
+    #: see solve
+    FINISH_SECONDS_PER_PAIR = 0.6e-6
 
     def solve(self, problem: RoutingProblem, *, seed: int, budget: Budget, report: Reporter) -> RoutingTable:
         router = BFSRouter(problem)
         sources = max_remote_order(problem)
         left = 0
+        # seconds kept for the DOR fill of the sources left and the validation (8x8x8x8's 16.8 million pairs:
+        # about 5 s; 8x8x8x2's million: 0.3 s), twice that for busy cores
+        finish = self.FINISH_SECONDS_PER_PAIR * problem.num_pairs
         for k, si in enumerate(sources):
-            if report.should_stop():
+            if report.should_stop() or report.remaining_time() < finish:
                 left = len(sources) - k
                 m = problem.num_nodes
-                rows = np.concatenate([np.arange(s * (m - 1), (s + 1) * (m - 1)) for s in sources[k:]])
+                rows = (np.asarray(sources[k:], dtype=np.int64)[:, None] * (m - 1) + np.arange(m - 1)).ravel()
                 fill_with_dor(problem, router.mat, router.lengths, rows)
                 break
             router.route_source(si)

@@ -34,7 +34,9 @@ from deap import base, creator, tools
 from harness.problems.routing import RoutingProblem, RoutingTable, make_problem
 from solvers.contract import Param, register
 from solvers.contract.budget import Budget, Reporter
+from harness.problems.routing.candidates import Interrupted
 from solvers.routing._router import AngaraSolver
+from solvers.routing.dor import dor_flat
 
 # DEAP's creator classes are global: define them once, at import
 if not hasattr(creator, "AngaraFitness"):
@@ -170,7 +172,7 @@ class RouteGenome:
         steps = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
         offsets = np.zeros(len(route) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        return RoutingTable(problem, offsets, cand.dirs[steps].astype(np.int64))
+        return RoutingTable(problem, offsets, cand.dirs[steps])
 
 
 def bernoulli_positions(n: int, p: float, rng: np.random.Generator) -> np.ndarray:
@@ -226,7 +228,10 @@ class AngaraGA(AngaraSolver):
     description = ("Angara genetic algorithm (Mukosey et al. 2021, Sect. 4.2, DEAP): a gene per pair picks one of its minimal "
                    "routes; two-point crossover, 2% gene mutation, fitness sigma(4,R)")
     params = {
-        "population": Param(100, "chromosomes per generation", low=20, high=300, minimum=2),
+        # at most 10,000: 100 times the paper's 100 and 30 times the tuning range. A chromosome costs about
+        # 46 us to draw on 4x4 (a 10,000 population: 0.5 s a generation) plus its genes and channel loads in
+        # memory; population=10^8 was 11 GB before its first generation was built
+        "population": Param(100, "chromosomes per generation", low=20, high=300, minimum=2, maximum=10_000),
         "cxpb": Param(1.0, "probability that a parent pair is crossed over", low=0.3, high=1.0,
                       minimum=0.0, maximum=1.0),
         "mutpb": Param(1.0, "probability that a child is mutated", low=0.2, high=1.0, minimum=0.0, maximum=1.0),
@@ -242,6 +247,27 @@ class AngaraGA(AngaraSolver):
     }
 
 
+    #: children varied between two budget checks
+    POLL_EVERY = 64
+    #: seconds per pair kept for building and validating the returned table (see solve)
+    FINISH_SECONDS_PER_PAIR = 1e-6
+    #: bytes the parents and children of one generation may keep (genes and channel loads)
+    MAX_CHROMOSOME_BYTES = 2 * 2**30
+
+    def skip(self, problem: RoutingProblem) -> tuple[bool, str]:
+        skipped, reason = super().skip(problem)
+        if skipped:
+            return skipped, reason
+        # at most a gene (one byte) per pair, and int64 loads per channel slot; parents + children
+        population = int(self.config["population"])
+        per = problem.num_pairs + 8 * problem.network.num_channel_slots
+        need = 2 * population * per
+        if need > self.MAX_CHROMOSOME_BYTES:
+            return True, (f"population {population:,} on {problem.num_pairs:,} pairs could keep "
+                          f"{need / 2**30:.1f} GiB of chromosomes (limit {self.MAX_CHROMOSOME_BYTES / 2**30:.0f} GiB); "
+                          f"use a population of at most {self.MAX_CHROMOSOME_BYTES // (2 * per):,}")
+        return False, ""
+
     def warm_up(self) -> None:
         # the warm-up runs spend their evaluation budget on the first population, before crossover and
         # mutation: load those kernels here, or a timed run loads them on its clock (0.5 s under load)
@@ -254,6 +280,24 @@ class AngaraGA(AngaraSolver):
     def solve(self, problem: RoutingProblem, *, seed: int, budget: Budget, report: Reporter) -> RoutingTable:
         cfg = self.config
         rng = np.random.default_rng(seed)
+        # seconds kept for building the returned table and validating it (0.55 s on 8x8x8x2's million pairs,
+        # twice that with both cores busy), and, during the enumeration, for the genome and one chromosome too
+        finish = self.FINISH_SECONDS_PER_PAIR * problem.num_pairs
+
+        def stop(reserve: float = finish) -> bool:
+            return report.should_stop() or report.remaining_time() < reserve
+
+        try:
+            # the genes are the candidate routes: enumerate them under the budget (1-2 s on 1,024 nodes)
+            problem.candidates_within(lambda: stop(1.5 * finish))
+        except Interrupted:
+            # no genes yet: return the DOR table (valid in the routing graph), as BFS does for what it
+            # could not route
+            table = RoutingTable(problem, *dor_flat(problem))
+            table.extra.update({"generations": 0, "genes": 0, "truncated_pairs": int(problem.num_pairs)})
+            report.count(1)
+            report(table.evaluate().objective)
+            return table
         genome = RouteGenome(problem)
         objective = problem.objective
 
@@ -284,21 +328,42 @@ class AngaraGA(AngaraSolver):
                 report(best["value"], generation=generation)
 
         generation = 0
-        population = [toolbox.individual() for _ in range(cfg["population"])]
+        population = []
+        # the first generation is built under the budget too (population=10^6 on 4x4 took 46 s; a chromosome
+        # of 8x8x8x2 takes 60 ms), and no larger than the evaluations left; at least one chromosome, the table
+        # returned
+        size = cfg["population"]
+        if budget.evaluations is not None:
+            size = min(size, max(1, budget.evaluations - report.evaluations))
+        for _ in range(size):
+            if population and stop():
+                break
+            population.append(toolbox.individual())
         evaluate(population)
         best_fit = min(ind.fitness.values[0] for ind in population)
         stall = 0
         mu = cfg["population"]
-        while (genome.size and stall < cfg["patience"] and generation < cfg["max_generations"]
-               and not report.should_stop()):
+        while genome.size and stall < cfg["patience"] and generation < cfg["max_generations"] and not stop():
             generation += 1
             offspring = [toolbox.clone(ind) for ind in toolbox.select_parents(population, mu)]
-            for a, b in zip(offspring[::2], offspring[1::2]):
+            # the budget is polled inside a generation too: one of 10,000 chromosomes on 4x4 takes 0.6 s; a
+            # generation cut short is dropped (its best parents are already kept)
+            cut = False
+            for k, (a, b) in enumerate(zip(offspring[::2], offspring[1::2])):
+                if k % self.POLL_EVERY == 0 and stop():
+                    cut = True
+                    break
                 if rng.random() < cfg["cxpb"]:
                     toolbox.mate(a, b)
-            for child in offspring:
+            for k, child in enumerate(offspring):
+                if cut or (k % self.POLL_EVERY == 0 and stop()):
+                    cut = True
+                    break
                 if rng.random() < cfg["mutpb"]:
                     toolbox.mutate(child)
+            if cut:
+                generation -= 1
+                break
             evaluate(offspring)
             population = toolbox.select_survivors(population + offspring, mu)
             gen_best = population[0].fitness.values[0]

@@ -162,6 +162,17 @@ def test_owned_directory_does_not_follow_symlinks_out(tmp_path):
         OwnedDirectory(tmp_path / "out" / "evil", inside=tmp_path / "out")
 
 
+def test_owned_directory_refuses_a_file_in_the_place_of_a_directory(tmp_path):
+    (tmp_path / "root").write_text("x")
+    with pytest.raises(HopbenchError, match="a file of that name is in the way"):
+        OwnedDirectory(tmp_path / "root")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "plots").write_text("x")
+    with pytest.raises(HopbenchError, match="a file of that name is in the way"):
+        OwnedDirectory(tmp_path / "d").write_text("plots/a.png", "y")
+    assert (tmp_path / "d" / "plots").read_text() == "x"
+
+
 def test_a_link_inside_is_replaced_not_written_through(tmp_path):
     root = tmp_path / "d"
     root.mkdir()

@@ -22,17 +22,29 @@ the 4x2x2x2 torus (:data:`SUBSETS`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from harness.caps import ROUTING_PAIRS
 from harness.errors import HopbenchError
 from harness.problems.routing.network import Torus, format_dims, parse_dims
 from harness.problems.routing.network import torus as make_torus
 
 RULES = ("angara", "minimal")
+#: node ids an error message shows before "... and N more" (a 4,096-node list is a 25 KB line)
+SHOWN_IDS = 6
+
+
+def ids_text(ids: tuple[int, ...] | list[int]) -> str:
+    """A node-id list for an error message: the first few ids and a count of the rest."""
+    ids = list(ids)
+    if len(ids) <= SHOWN_IDS + 1:
+        return str(ids)
+    return f"[{', '.join(str(v) for v in ids[:SHOWN_IDS])}, ... and {len(ids) - SHOWN_IDS:,} more]"
 OBJECTIVES = ("max_load", "sigma4")
 
 
@@ -142,7 +154,9 @@ class RoutingProblem:
 
     def __post_init__(self) -> None:
         if not isinstance(self.network, Torus):
-            object.__setattr__(self, "network", make_torus(self.network))
+            # parse first: a document's [4.0, 4] is a one-line error, not an unhashable cache key
+            dims = self.network
+            object.__setattr__(self, "network", make_torus(parse_dims(dims)))
         net = self.network
         if self.nodes is None:
             object.__setattr__(self, "nodes", tuple(range(net.num_nodes)))
@@ -150,6 +164,10 @@ class RoutingProblem:
                 object.__setattr__(self, "subset", "all")
         else:
             object.__setattr__(self, "nodes", parse_nodes(list(self.nodes), net.num_nodes))
+        m = len(self.nodes)
+        # every table, candidate list and solver work array is sized by the pairs: refuse before any of them
+        ROUTING_PAIRS.check(m * (m - 1), f"the number of ordered node pairs to route on torus {net.spec} "
+                                         f"({m:,} nodes)")
         self._check_subset_name()
         if self.rules not in RULES:
             raise HopbenchError(f"unknown routing rules {self.rules!r}; use one of {', '.join(RULES)}")
@@ -165,7 +183,7 @@ class RoutingProblem:
         expected = subset_nodes(self.subset, self.network)  # a named subset on another torus raises
         if expected is not None and tuple(expected) != tuple(self.nodes):
             raise HopbenchError(f"subset {self.subset!r} of torus {self.network.spec} is nodes "
-                                f"{list(expected)}, but the nodes given are {list(self.nodes)}")
+                                f"{ids_text(expected)}, but the nodes given are {ids_text(self.nodes)}")
 
     # pickles (runner workers) carry the definition only; the caches are rebuilt on demand
     def __getstate__(self) -> dict[str, Any]:
@@ -250,6 +268,21 @@ class RoutingProblem:
             raise HopbenchError("candidate routes are enumerated for rules 'angara' only "
                                 "(shortest walks are too many to list)")
         return CandidateRoutes(self.graph, self.node_array)
+
+    def candidates_within(self, should_stop: Callable[[], bool]):
+        """:attr:`candidates`, enumerated while ``should_stop()`` says go on (polled every few sources).
+
+        Raises :class:`~harness.problems.routing.candidates.Interrupted` when it says stop; a
+        complete list is kept as :attr:`candidates`.
+        """
+        if "candidates" not in self.__dict__:
+            from harness.problems.routing.candidates import CandidateRoutes
+
+            if self.rules != "angara":
+                return self.candidates  # the one-line error
+            # cached_property's own slot (the dataclass is frozen, its __dict__ is not)
+            self.__dict__["candidates"] = CandidateRoutes(self.graph, self.node_array, should_stop=should_stop)
+        return self.candidates
 
     @cached_property
     def channel_set(self) -> np.ndarray:

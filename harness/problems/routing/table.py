@@ -47,8 +47,8 @@ from harness.documents import field as document_field
 from harness.errors import HopbenchError, InvalidSolution
 from harness.problems.kind import SolverOutput
 from harness.problems.routing.candidates import route_channels
-from harness.problems.routing.deadlock import table_turn_cycle
-from harness.problems.routing.network import direction_name, parse_direction
+from harness.problems.routing.deadlock import loads_and_dependencies, turn_cycle
+from harness.problems.routing.network import direction_name, parse_dims, parse_direction
 from harness.problems.routing.problem import RoutingProblem
 
 ROUTES_FORMAT = "hopbench.routes/1"
@@ -129,7 +129,13 @@ class RoutingTable(SolverOutput):
 
     def __post_init__(self) -> None:
         self.offsets = np.asarray(self.offsets, dtype=np.int64)
-        self.dirs = np.asarray(self.dirs, dtype=np.int64)
+        # one byte a step (a direction is 0..7): int64 made 8x8x8x8's 134 million steps 1 GB a copy.
+        # Values int8 cannot hold stay int64, so that validation names them instead of a wrapped value
+        dirs = np.asarray(self.dirs)
+        if dirs.dtype != np.int8:
+            fits = not dirs.size or (int(dirs.min()) >= -128 and int(dirs.max()) <= 127)
+            dirs = dirs.astype(np.int8 if fits else np.int64)
+        self.dirs = dirs
 
     # ------------------------------------------------------------------ construction
 
@@ -154,7 +160,7 @@ class RoutingTable(SolverOutput):
         np.cumsum(lengths, out=offsets[1:])
         width = matrix.shape[1] if matrix.ndim == 2 else 0
         mask = np.arange(width)[None, :] < lengths[:, None]
-        return cls(problem, offsets, np.asarray(matrix)[mask].astype(np.int64), **kw)
+        return cls(problem, offsets, np.asarray(matrix)[mask], **kw)
 
     # ------------------------------------------------------------------ access
 
@@ -172,8 +178,8 @@ class RoutingTable(SolverOutput):
         return route_channels(self.problem.network.neighbor, src, self.offsets, self.dirs)
 
     def loads(self) -> np.ndarray:
-        """γ_c for every channel id."""
-        return np.bincount(self.channels(), minlength=self.problem.network.num_channel_slots)
+        """γ_c for every channel id (valid walks only)."""
+        return loads_and_dependencies(self.problem.pairs[0], self.offsets, self.dirs, self.problem.network.neighbor)[0]
 
     # ------------------------------------------------------------------ validation
 
@@ -182,7 +188,7 @@ class RoutingTable(SolverOutput):
         return f"{int(s[p])}->{int(d[p])}"
 
     def validate(self) -> np.ndarray:
-        """Check the table (see the module docstring); return its channel ids. Raises InvalidSolution."""
+        """Check the table (see the module docstring); return γ_c of every channel slot. Raises InvalidSolution."""
         problem = self.problem
         net = problem.network
         P = problem.num_pairs
@@ -220,17 +226,16 @@ class RoutingTable(SolverOutput):
                 p = int(long[0])
                 raise InvalidSolution(f"route {self._pair_text(p)} has {int(lengths[p])} hops; the shortest is "
                                       f"{int(problem.pair_distance[p])} and the problem asks for minimal routes")
-        chans = self.channels()
-        cycle = table_turn_cycle(chans, self.offsets, net.num_channel_slots, net.ndir)
+        loads, edges = loads_and_dependencies(src, self.offsets, self.dirs, net.neighbor)
+        cycle = turn_cycle(edges, net.num_channel_slots, net.ndir)
         if cycle is not None:
             text = " -> ".join(net.channel_name(c) for c in cycle)
             raise InvalidSolution(f"deadlock: the channel dependency graph has a cycle through a turn: {text}")
-        return chans
+        return loads
 
     def evaluate(self) -> RoutingEvaluation:
         """Validate, then measure; the result is kept in :attr:`evaluation`."""
-        chans = self.validate()
-        loads = np.bincount(chans, minlength=self.problem.network.num_channel_slots)
+        loads = self.validate()
         self.evaluation = evaluate_loads(self.problem, loads, self.lengths)
         return self.evaluation
 
@@ -296,7 +301,7 @@ def table_from_dict(doc: dict[str, Any]) -> tuple[RoutingTable, dict[str, float]
     dims = _field(doc, "torus", list)
     nodes = _field(doc, "nodes", (list, str), optional=True)
     problem = RoutingProblem(
-        network=tuple(dims) if all(isinstance(d, int) and not isinstance(d, bool) for d in dims) else dims,
+        network=parse_dims(dims),  # [4.0, 4] or [true, 4]: a one-line error naming the torus
         nodes=None if nodes in (None, "all") else nodes,
         rules=_field(doc, "rules", str, optional=True) or "angara",
         minimal=True if doc.get("minimal") is None else _field(doc, "minimal", bool),

@@ -7,6 +7,7 @@ a password, and never a change to the file it was given.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import os
 import random
 import shutil
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event, text
 
-from harness.bench.store import Store, connect_timeout, engine_options, masked, parse_url
+from harness.bench.store import Store, connect_timeout, engine_options, masked, parse_url, shown_url
 from harness.errors import HopbenchError
 from tests.harness.bench.conftest import with_options
 
@@ -67,7 +68,8 @@ def count_runs(path: Path) -> int:
 
 
 def damage(path: Path, kind: str) -> None:
-    """Turn ``path`` into a bad store: pages in the middle overwritten, random bytes, nothing, or text."""
+    """Turn ``path`` into a bad store: pages in the middle overwritten, random bytes, nothing, text, or another
+    program's SQLite database that has a table named runs."""
     rng = random.Random(15)
     if kind == "pages":
         write_store(path)
@@ -79,6 +81,11 @@ def damage(path: Path, kind: str) -> None:
         path.write_bytes(bytes(rng.randrange(256) for _ in range(100_000)))
     elif kind == "empty":
         path.write_bytes(b"")
+    elif kind == "foreign":
+        with contextlib.closing(sqlite3.connect(path)) as conn:
+            conn.execute("CREATE TABLE runs (lap INTEGER, seconds REAL)")
+            conn.execute("INSERT INTO runs VALUES (1, 62.5)")
+            conn.commit()
     else:
         path.write_text("instance,solver,objective\nring:8,random,2.5\n")
 
@@ -115,7 +122,7 @@ COMMANDS = {
 }
 
 
-@pytest.mark.parametrize("kind, command", [(kind, command) for kind in ("pages", "random", "empty", "text")
+@pytest.mark.parametrize("kind, command", [(kind, command) for kind in ("pages", "random", "empty", "text", "foreign")
                                            for command in COMMANDS
                                            # an empty file is an empty SQLite database: 'run' makes it a store
                                            if (kind, command) != ("empty", "run")])
@@ -127,7 +134,7 @@ def test_a_damaged_sqlite_file_is_a_one_line_error_and_stays_as_it_was(cli, tmp_
     line = one_line_error(code, err)
     assert str(bad) in line, line
     expected = {"pages": "is damaged", "random": "is not a SQLite database", "empty": "holds no hopbench tables",
-                "text": "is not a SQLite database"}[kind]
+                "text": "is not a SQLite database", "foreign": "has a table 'runs' that hopbench did not write"}[kind]
     assert expected in line
     assert bad.read_bytes() == before  # not a byte changed, not even the journal mode
     assert not (tmp_path / "target.db").exists() and not (tmp_path / "boards").exists()
@@ -340,6 +347,12 @@ def test_no_message_shows_a_password(cli, tmp_path):
             code, out, err = cli(*args)
             line = one_line_error(code, err)
             assert SECRET not in out + err and "u:***@127.0.0.1:1" in line, (args, line)
+    # a password in the query, a URL without its scheme, and a password holding an @
+    for url in (f"postgresql://127.0.0.1:1/db?user=u&password={SECRET}&connect_timeout=1",
+                f"u:{SECRET}@127.0.0.1:1/db", f"postgresql://u:{SECRET}@x{SECRET}@127.0.0.1:1/db"):
+        code, out, err = cli("results", "--storage", url)
+        line = one_line_error(code, err)
+        assert SECRET not in out + err and "***" in line, (url, line)
 
 
 def test_masked_hides_a_password_in_every_spelling():
@@ -349,6 +362,11 @@ def test_masked_hides_a_password_in_every_spelling():
         shown = masked(message, url)
         assert "s@cret" not in shown and "s%40cret" not in shown, shown
     assert masked("nothing to hide", "sqlite:///x.db") == "nothing to hide"
+    assert shown_url("postgresql:///db?host=h&PassWord=s3cret&sslpassword=k3y") == \
+        "postgresql:///db?host=h&PassWord=***&sslpassword=***"
+    assert shown_url("u:pa@ss@h/db") == "u:***@h/db"
+    assert shown_url("sqlite:////tmp/at@home/x.db") == "sqlite:////tmp/at@home/x.db"  # no user:password there
+    assert "k3y" not in masked("connection failed: sslpassword k3y rejected", "postgresql://h/db?sslpassword=k3y")
 
 
 # ---------------------------------------------------------------------------- creating nothing

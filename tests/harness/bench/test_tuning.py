@@ -128,6 +128,12 @@ def test_a_study_records_every_run_and_starts_from_the_defaults(tmp_path):
     assert r.returncode == 2 and "was created with seeds [1, 2]" in r.stderr, r.stderr
     r = hopbench(*again, "--seeds", "2")  # no --time-limit: the default 60 s, not the 5 s the study used
     assert r.returncode == 2 and "time limit 5 s per run (now 60 s)" in r.stderr, r.stderr
+    # nor may another --fix or --tune: the best trial's parameters would be reported with the wrong held ones
+    r = hopbench(*again, "--seeds", "2", "--time-limit", "5", "--fix", "k=3")
+    assert r.returncode == 2 and "was created with --fix nothing" in r.stderr and "tuned parameters" in r.stderr, \
+        r.stderr
+    r = hopbench(*again, "--seeds", "2", "--time-limit", "5", "--tune", "k")
+    assert r.returncode == 2 and "the tuned parameters" in r.stderr, r.stderr
 
 
 def test_two_workers_share_one_study(tmp_path):

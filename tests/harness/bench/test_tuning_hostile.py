@@ -172,3 +172,23 @@ def test_the_optuna_storage_has_the_connect_timeout_on_a_real_postgresql(monkeyp
         with admin.begin() as conn:
             conn.execute(text(f"drop schema {schema} cascade"))
         admin.dispose()
+
+
+def test_a_trial_stopped_by_ctrl_c_is_logged_without_its_traceback(tmp_path):
+    import logging
+    import sys
+
+    open_study(TuneConfig(solver="random", suite=str(tiny_suite(tmp_path)), trials=1,
+                          storage=f"sqlite:///{tmp_path / 'c.db'}", study="ctrl-c"))
+    handlers = logging.getLogger("optuna").handlers
+    assert handlers and all(tuning._no_interrupt_traceback in h.filters for h in handlers)
+
+    def record(exc: BaseException) -> logging.LogRecord:
+        try:
+            raise exc
+        except BaseException:
+            return logging.LogRecord("optuna", logging.WARNING, __file__, 1, "Trial 3 failed", None, sys.exc_info())
+
+    stopped, broken = record(KeyboardInterrupt()), record(ValueError("a bug"))
+    assert all(h.filter(stopped) and h.filter(broken) for h in handlers)  # both are still logged
+    assert stopped.exc_info is None and broken.exc_info is not None  # a real failure keeps its traceback

@@ -197,3 +197,22 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) in (0, 141)
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_evaluate_announces_a_long_measurement_and_ctrl_c_may_end_it(cli, monkeypatch):
+    import signal
+
+    import harness.cli.evaluate as evaluate
+    from harness.cli._common import interruptible
+
+    code, _, err = cli("evaluate", "--topology", "ring:2000")
+    assert code == 0 and err == ""  # a quick one says nothing
+    monkeypatch.setattr(evaluate, "LONG_EVALUATION_SECONDS", 0.0)
+    code, out, err = cli("evaluate", "--topology", "ring:2000")
+    assert code == 0 and "diameter 1000" in out
+    assert err.startswith("note: measuring all 2,000 x 2,000 distances may take up to") and err.count("\n") == 1
+    # inside the block SIGINT has its default action (the process ends, even inside a numba kernel)
+    before = signal.getsignal(signal.SIGINT)
+    with interruptible():
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_DFL
+    assert signal.getsignal(signal.SIGINT) is before

@@ -149,6 +149,21 @@ def test_board_never_writes_over_its_store(cli, store, tmp_path):
     assert "results store" in err and digest(store) == before
 
 
+def test_board_refuses_a_file_where_it_makes_a_directory(cli, store, tmp_path):
+    # the store itself where the site goes, then a file where the quick board's folder goes
+    out = tmp_path / "lb"
+    out.mkdir()
+    shutil.copy(store, out / "site")
+    before = digest(out / "site")
+    err = refused(cli, "board", "--storage", f"sqlite:///{out / 'site'}", "-o", out, "--no-plots")
+    assert "a file of that name is in the way" in err and digest(out / "site") == before
+    assert sorted(p.name for p in out.iterdir()) == ["site"]  # no board written before the refusal
+    (out / "site").unlink()
+    (out / "quick").write_text("notes")
+    err = refused(cli, "board", "--storage", f"sqlite:///{store}", "-o", out, "--no-plots")
+    assert f"{out / 'quick'}" in err and (out / "quick").read_text() == "notes"
+
+
 def test_run_never_makes_its_store_of_the_suite_file(cli, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     shutil.copy(ROOT / "instances" / "quick.toml", tmp_path / "q.toml")
