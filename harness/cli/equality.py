@@ -15,6 +15,10 @@ import re
 
 from harness.cli._common import fmt_number, print_json
 
+#: seconds the all-pairs cross-check of ``evaluate --check`` may be estimated to take: it is quadratic
+#: in N (N=200,000 at d=20,000: about 1,400 s estimated), while the evaluation itself is one BFS
+CHECK_SECONDS = 60.0
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("equality", help="Equality networks: evaluate, published table, physical cost",
@@ -86,11 +90,22 @@ def _evaluate(args: argparse.Namespace) -> int:
         if args.p < 1:
             raise HopbenchError(f"--p must be >= 1 endpoints per router, got {args.p}")
         net = dataclasses.replace(net, p=args.p, _label=None)
-    doc = net.summary()
+    graph = None
     if args.check:
+        from harness.engine.distances import summary_seconds_estimate
+
+        # refused up front, before the evaluation: the all-pairs engine is quadratic in N
+        graph = net.graph()
+        seconds = summary_seconds_estimate(graph)
+        if seconds > CHECK_SECONDS:
+            raise HopbenchError(f"--check's all-pairs BFS would take about {seconds:,.0f} s on N={net.n} (more than "
+                                f"{CHECK_SECONDS:.0f} s); drop --check: a and d come from one BFS from router 0, "
+                                f"exact because Equality networks are vertex-transitive")
+    doc = net.summary()
+    if graph is not None:
         from harness.engine.distances import summary
 
-        s = summary(net.graph())
+        s = summary(graph)
         doc["check"] = {"a": s.aspl, "d": s.diameter,
                         "agrees": s.diameter == doc["d"] and abs(s.aspl - doc["a"]) <= 1e-12 * max(1.0, s.aspl)}
     if args.json:

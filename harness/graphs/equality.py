@@ -260,23 +260,35 @@ class EqualityLinks:
 
     def edges(self) -> np.ndarray:
         """All N*K/2 links as an ``(m, 2)`` array (ring links first)."""
-        n = self.n
-        even = np.arange(0, n, 2, dtype=np.int64)
-        every = np.arange(n, dtype=np.int64)
-        parts = [np.stack([even, (even + s) % n], axis=1) for s in self.odd_values]
-        for s in self.bhops:
-            # even s: even i -> i+s and odd i -> i-s give the links (v, v+s) for every v;
-            # the diameter link N/2 would list each link twice, so keep one end
-            src = every[: n // 2] if s == n // 2 else every
-            parts.append(np.stack([src, (src + s) % n], axis=1))
-        return np.concatenate(parts)
+        return self._links(with_ring=True)
 
     def shortcuts(self) -> np.ndarray:
         """The links that are not ring links (what an Equality solution adds to ``ring:N``)."""
+        return self._links(with_ring=False)
+
+    def _links(self, *, with_ring: bool) -> np.ndarray:
+        """The links, one block per link value (S_A in order, then S_B), written into one array:
+        a solver decodes its answer with this after its search, within its time limit, and
+        stacking blocks then filtering out the ring took 0.2-1.4 s for N=200,000, K=40 on a
+        loaded machine (this: 0.02-0.2 s)."""
         n = self.n
-        e = self.edges()
-        diff = (e[:, 1] - e[:, 0]) % n
-        return e[(diff != 1) & (diff != n - 1)]
+        odd = [int(s) for s in self.odd_values if with_ring or s not in (1, n - 1)]
+        half = n // 2
+        sizes = [half] * len(odd) + [half if s == half else n for s in self.bhops]
+        out = np.empty((sum(sizes), 2), dtype=np.int64)
+        even = np.arange(0, n, 2, dtype=np.int64)
+        every = np.arange(n, dtype=np.int64)
+        at = 0
+        for s, size in zip(odd + list(self.bhops), sizes):
+            # odd s: even i -> i+s; even s: even i -> i+s and odd i -> i-s give the links (v, v+s)
+            # for every v; the diameter link N/2 would list each link twice, so keep one end
+            src = even if s % 2 else every[:size]
+            out[at:at + size, 0] = src
+            np.add(src, s, out=out[at:at + size, 1])
+            at += size
+        second = out[:, 1]
+        second[second >= n] -= n  # (v + s) mod N with 0 <= v, s < N
+        return out
 
     def graph(self) -> Graph:
         """The network as a :class:`~harness.graphs.graph.Graph` (K-regular, N*K/2 edges)."""

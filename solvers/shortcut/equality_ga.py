@@ -29,12 +29,14 @@ from harness import _threading  # noqa: F401  (threading defaults before numba)
 
 import math
 import random
+import time
 from typing import Any
 
 import numba as nb
 import numpy as np
 from deap import base, creator, tools
 
+from harness import caps
 from harness.engine.equality_bfs import bfs_levels
 from harness.errors import HopbenchError
 from harness.problems.shortcut import equality as eq
@@ -45,8 +47,24 @@ from solvers.contract.budget import Budget, Reporter
 #: generations in a row without any unseen genome after which the search stops
 IDLE_GENERATIONS = 50
 
-#: fitness cache entries kept at most (a key is a tuple of about K ints)
+#: fitness cache entries kept at most (a key is a tuple of about K ints) ...
 CACHE_LIMIT = 300_000
+#: ... and link values kept in them at most (about 36 bytes each: 0.4 GB), so that a large K keeps fewer keys
+CACHE_VALUES = 10_000_000
+
+#: individuals per generation at most: the paper's GA uses a few hundred; 10,000 genomes of K-2 values stay
+#: small, while 10^7 took 3.2 GB and many seconds before the first generation (probe, ring:4800, K=38)
+POPULATION_MAX = 10_000
+#: link values (population x (K-2)) one generation may hold, about 36 bytes each (0.7 GB)
+POPULATION_VALUES = 20_000_000
+
+#: seconds one batch of fitness evaluations should take: batches are sized from the measured cost
+#: per genome so that the time limit is polled this often (one BFS of ring:200,000 takes ~3 ms)
+BATCH_SECONDS = 0.05
+#: seconds per link the final decode (EqualityLinks.shortcuts) may take: 3.9 M links took 0.02-0.2 s on
+#: 2 busy cores (the slowest the first, page-faulting a fresh 62 MB array); the search stops this much
+#: before the time limit to leave room for it
+DECODE_SECONDS_PER_LINK = 5e-8
 
 # DEAP's classes are created once per process (creator is a global registry).
 if not hasattr(creator, "EqualityFitness"):
@@ -294,7 +312,8 @@ class EqualityGA(Solver):
     name = "equality-ga"
     description = "DEAP genetic algorithm over Equality link sets (S_A, S_B) on an even ring; fitness a*d"
     params = {
-        "population": Param(100, "individuals per generation", low=20, high=400, log=True, minimum=4),
+        "population": Param(100, "individuals per generation", low=20, high=400, log=True, minimum=4,
+                            maximum=POPULATION_MAX),
         "generations": Param(0, "generations to run (0: until the budget ends; 500 without a budget)",
                              tunable=False, minimum=0),
         "cxpb": Param(0.6, "probability that a pair is recombined", low=0.1, high=1.0, minimum=0.0, maximum=1.0),
@@ -303,7 +322,9 @@ class EqualityGA(Solver):
                        log=True, minimum=0.0, maximum=1.0),
         "directed": Param(0.2, "share of mutations that re-link a farthest router (see _Space.directed)",
                           low=0.0, high=0.8, minimum=0.0, maximum=1.0),
-        "tournament": Param(3, "tournament size", low=2, high=8, minimum=1),
+        # each of up to POPULATION_MAX selections draws this many individuals, unpolled: 32 keeps that
+        # under 0.1 s (a larger tournament is pure selection pressure, reached as well by 32)
+        "tournament": Param(3, "tournament size", low=2, high=8, minimum=1, maximum=32),
         "elite": Param(2, "best individuals copied unchanged to the next generation", tunable=False, minimum=0),
         "even_share": Param(0.4, "largest share of the ports the initial even values (S_B) may take",
                             low=0.0, high=0.6, minimum=0.0, maximum=1.0),
@@ -323,6 +344,10 @@ class EqualityGA(Solver):
         if skipped:
             return skipped, reason
         n, k = problem.n, problem.degree_cap
+        try:  # the network's N*K/2 links, refused before a search that could never be decoded
+            caps.EDGES.check(n * int(k) // 2, f"an Equality network of N={n}, K={k}: its links N*K/2")
+        except HopbenchError as exc:
+            return True, str(exc)
         if problem.family != "equality":
             try:
                 eq.check_problem(problem)
@@ -347,6 +372,12 @@ class EqualityGA(Solver):
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:
         cfg = self.config
         n, k = problem.n, int(problem.degree_cap)
+        # sizes first: the network's links (its decode) and the population's genomes
+        caps.EDGES.check(n * k // 2, f"an Equality network of N={n}, K={k}: its links N*K/2")
+        size = cfg["population"]
+        if size * max(1, k - 2) > POPULATION_VALUES:
+            raise HopbenchError(f"population={size} with K={k} holds {size * (k - 2):,} link values, above "
+                                f"{POPULATION_VALUES:,}; use population <= {max(4, POPULATION_VALUES // (k - 2))}")
         rng = random.Random(seed)
         fixed_b = None
         if cfg["fixed_b"].strip():
@@ -370,7 +401,13 @@ class EqualityGA(Solver):
         objective = problem.objective
         fixed_even = list(fixed_b or ())
         cache: dict[tuple[int, ...], float] = {}
+        cache_limit = max(2 * size, min(CACHE_LIMIT, CACHE_VALUES // max(1, k - 2)))
         best = [math.inf]
+        # the search ends early enough for the decode after it to fit in the time limit
+        reserve = DECODE_SECONDS_PER_LINK * n * k / 2
+
+        def out_of_time() -> bool:
+            return report.should_stop() or (budget.time_s is not None and report.remaining_time() <= reserve)
 
         def links(genes: list[int]) -> tuple[list[int], list[int]]:
             odd = [1, n - 1] + [v for v in genes if v % 2]
@@ -379,36 +416,50 @@ class EqualityGA(Solver):
 
         fixed_arr = np.asarray(fixed_even, dtype=np.int64)
 
-        def evaluate(individuals: list) -> None:
+        batch = [max(1, nb.get_num_threads())]  # genomes per kernel call, resized from its measured cost
+
+        def evaluate(individuals: list) -> list:
+            """Score ``individuals`` in batches, polling the time limit between batches; returns those
+            scored (all but the tail of the unseen ones once time runs out, never none of them)."""
             todo: dict[tuple[int, ...], None] = {}
             for ind in individuals:
                 key = tuple(ind)
                 if key not in cache:
                     todo[key] = None
-            if todo:
-                keys = list(todo)
-                lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-                values = np.zeros((len(keys), max(1, int(lengths.max()))), dtype=np.int64)
-                for i, key in enumerate(keys):
+            keys = list(todo)
+            done = 0
+            while done < len(keys):
+                if done and out_of_time():
+                    break
+                chunk = keys[done:done + batch[0]]
+                lengths = np.fromiter(map(len, chunk), dtype=np.int64, count=len(chunk))
+                values = np.zeros((len(chunk), max(1, int(lengths.max()))), dtype=np.int64)
+                for i, key in enumerate(chunk):
                     values[i, :len(key)] = key
-                total = np.empty(len(keys), dtype=np.int64)
-                diam = np.empty(len(keys), dtype=np.int64)
+                total = np.empty(len(chunk), dtype=np.int64)
+                diam = np.empty(len(chunk), dtype=np.int64)
+                t0 = time.perf_counter()
                 _evaluate_batch(n, values, lengths, fixed_arr, total, diam)
-                report.count(len(keys))
-                if len(cache) > CACHE_LIMIT:
+                per_genome = (time.perf_counter() - t0) / len(chunk)
+                batch[0] = max(1, min(4096, int(BATCH_SECONDS / max(per_genome, 1e-7))))
+                report.count(len(chunk))
+                done += len(chunk)
+                if len(cache) > cache_limit:
                     # bound memory on long runs, keeping the genomes still in use
                     keep = {key: cache[key] for key in map(tuple, individuals) if key in cache}
                     cache.clear()
                     cache.update(keep)
-                for key, t, d in zip(keys, total.tolist(), diam.tolist()):
+                for key, t, d in zip(chunk, total.tolist(), diam.tolist()):
                     cache[key] = math.inf if d < 0 else objective_value(objective, float(d), t / (n - 1))
-            for ind in individuals:
+            scored = [ind for ind in individuals if tuple(ind) in cache]
+            for ind in scored:
                 ind.fitness.values = (cache[tuple(ind)],)
-            hof.update(individuals)
+            hof.update(scored)
             top = hof[0].fitness.values[0]
             if top < best[0]:
                 best[0] = top
                 report(top, generation=gen, notation=notation(hof[0]))
+            return scored
 
         def notation(genes: list[int]) -> str:
             odd, even = links(list(genes))
@@ -428,13 +479,12 @@ class EqualityGA(Solver):
             return out
 
         gen = 0
-        size = cfg["population"]
         pop = []
         if start is not None:
             pop.append(toolbox.individual([v for v in start.odd_values.tolist() if v not in (1, n - 1)]
                                           + ([] if fixed_b else list(start.bhops))))
             # half of the population starts near the published network
-            while len(pop) < size // 2:
+            while len(pop) < size // 2 and not out_of_time():
                 pop.append(toolbox.individual(toolbox.mutate(list(pop[0]))))
 
         def remaining() -> int:
@@ -445,13 +495,15 @@ class EqualityGA(Solver):
 
         first = max(1, min(size, remaining()))
         pop = pop[:first]
-        while len(pop) < first:
+        # a large population takes a while to draw (population=100,000 at K=38: seconds): poll the limit,
+        # keeping at least one genome so that there is an answer
+        while len(pop) < first and not (pop and out_of_time()):
             pop.append(toolbox.individual(space.random_genome(cfg["even_share"], cfg["progression"])))
-        evaluate(pop)
+        pop = evaluate(pop)
 
         target = cfg["target"]
         idle = 0
-        while not report.should_stop() and (generations == 0 or gen < generations):
+        while not out_of_time() and (generations == 0 or gen < generations):
             if target and best[0] <= target + 1e-12:
                 break
             room = remaining()
@@ -462,6 +514,8 @@ class EqualityGA(Solver):
             parents = tournament(pop, min(size - len(elite), room) if room < size else size - len(elite))
             children = []
             for i in range(0, len(parents), 2):
+                if out_of_time():  # breeding runs BFS (directed moves): a large generation is polled
+                    break
                 p1 = parents[i]
                 p2 = parents[i + 1] if i + 1 < len(parents) else parents[0]
                 if rng.random() < cfg["cxpb"]:
@@ -479,9 +533,8 @@ class EqualityGA(Solver):
                             break
                         genes = sorted(toolbox.mutate(genes))
                     children.append(toolbox.individual(genes))
-            pop = elite + children[: len(parents)]
             seen = report.evaluations
-            evaluate(pop)
+            pop = evaluate(elite + children[: len(parents)])
             # a tiny search space is soon exhausted: when generations keep producing only
             # genomes already evaluated, stop instead of spinning until the time budget
             idle = idle + 1 if report.evaluations == seen else 0

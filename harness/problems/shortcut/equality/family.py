@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from harness import caps
 from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
 
@@ -41,6 +42,8 @@ def check_problem(problem: Any) -> None:
                             f"use --base ring:{n}")
     if k < 2 or k > n - 1:
         raise HopbenchError(f"family equality needs 2 <= K <= N-1 for the degree cap, got {k}")
+    # every solution has N*K/2 links: refused here, before a solver searches for one it could not return
+    caps.EDGES.check(n * k // 2, f"family equality on ring:{n} with cap K={k}: the network's links N*K/2")
     want = n * (k - 2) // 2
     if int(problem.budget) != want:
         raise HopbenchError(f"family equality on ring:{n} with cap K={k} needs budget N(K-2)/2 = {want} "

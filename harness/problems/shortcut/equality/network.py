@@ -18,12 +18,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from harness.engine.equality_bfs import bfs_from_router_0, queue_distances
+from harness.errors import HopbenchError
 from harness.graphs.equality import EqualityLinks
 from harness.graphs.equality import parse as parse_links
 from harness.problems.shortcut.equality.bisection import equality_bisection
 
 __all__ = ["EqualityMetrics", "EqualityNetwork", "parse", "evaluate_links", "reference_distances",
-           "moore_order", "moore_ratio"]
+           "moore_order", "moore_ratio", "moore_order_json", "MOORE_BITS"]
 
 
 @dataclass(frozen=True)
@@ -88,13 +89,14 @@ class EqualityNetwork(EqualityLinks):
     def summary(self) -> dict[str, Any]:
         """Everything ``hopbench equality evaluate`` prints."""
         m = self.metrics()
+        moore = moore_order(self.k, m.diameter) if m.connected else None
         doc: dict[str, Any] = {
             "notation": self.notation(), "N": self.n, "K": self.k, "a": m.aspl,
             "d": m.diameter if m.connected else math.inf, "ad": m.ad,
             "B_r": self.bisection_ratio(), "bisection_links": self.bisection_cut(),
-            "MB_percent": moore_ratio(self.n, self.k, m.diameter) if m.connected else 0.0,
+            "MB_percent": 100 * self.n / moore if moore is not None else 0.0,
             # the key keeps its published name (output format); the value is the Moore order
-            "moore_bound": moore_order(self.k, m.diameter) if m.connected else None,
+            "moore_bound": moore_order_json(moore) if moore is not None else None,
             "links": self.n * self.k // 2,
         }
         if self.p is not None:
@@ -138,16 +140,47 @@ def reference_distances(net: EqualityLinks) -> np.ndarray:
 
 # --------------------------------------------------------------------------- Moore order
 
+#: bits of a Moore order computed at most: (K-1)^d for a network within the vertex cap has d < N and
+#: K - 1 < N, so at most N log2 N bits (3.5 M for N = 200,000, a few ms); this refuses only a (K, d) no
+#: network can have, before its power fills the memory
+MOORE_BITS = 64 * 2**20
+
 
 def moore_order(k: int, d: int) -> int:
     """Largest number of routers a degree-k graph of diameter d can have: 1 + k sum_{i<d} (k-1)^i.
 
     The inverse reading of :func:`harness.graphs.bounds.moore_bound`, which gives the
-    smallest diameter N vertices of degree d can have.
+    smallest diameter N vertices of degree d can have.  Exact, in closed form (one power,
+    not d of them): a ring-like network has d in the tens of thousands, where the sum took
+    seconds and the result has tens of thousands of digits (see :func:`moore_order_json`).
     """
-    return 1 + k * sum((k - 1) ** i for i in range(d))
+    k, d = int(k), int(d)
+    if k < 0 or d < 0:
+        raise HopbenchError(f"the Moore order needs K >= 0 and d >= 0, got K={k}, d={d}")
+    if d and k > 2 and d * math.log2(k - 1) > MOORE_BITS:
+        raise HopbenchError(f"the Moore order of K={k}, d={d} has about {int(d * math.log2(k - 1)):,} bits, "
+                            f"more than {MOORE_BITS:,}; no network hopbench can evaluate has that K and d")
+    if d == 0:
+        return 1
+    if k <= 2:  # the geometric sum degenerates: K=2 (a cycle) gives 1 + 2d, K=1 one edge, K=0 one vertex
+        return 1 + k * d if k == 2 else 1 + k
+    return 1 + k * ((k - 1) ** d - 1) // (k - 2)
 
 
 def moore_ratio(n: int, k: int, d: int) -> float:
-    """MB%: N as a percentage of the Moore order of (K, d) (Table 2's last column)."""
-    return 100.0 * n / moore_order(k, d)
+    """MB%: N as a percentage of the Moore order of (K, d) (Table 2's last column).
+
+    Divides integers: a Moore order beyond a float's range (about 1.8e308) gives a tiny or zero
+    percentage instead of an ``OverflowError``."""
+    return 100 * int(n) / moore_order(k, d)
+
+
+def moore_order_json(order: int) -> int | float | None:
+    """The Moore order as JSON prints it: the exact integer up to 2^63 - 1 (an int64), a float beyond
+    (Python's ``str`` refuses integers of more than 4,300 digits), and ``None`` beyond a float's range."""
+    if order < 2**63:
+        return order
+    try:
+        return float(order)
+    except OverflowError:
+        return None
