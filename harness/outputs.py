@@ -19,6 +19,7 @@ import json
 import os
 import re
 import secrets
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -132,6 +133,43 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def replace_file(target: Path, data: bytes, hint: str) -> None:
+    """Write ``data`` to ``target`` whole or not at all: a temporary file beside it, renamed over it (a link at
+    that path is replaced, never written through).  A failure is a one-line error ending in ``hint``, and
+    no temporary file is left behind, whatever stopped the write (a full disk, Ctrl-C)."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        # mode 0o666 minus the umask, like open(..., "w"): an output is as readable as any other file
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise HopbenchError(f"cannot write {target} ({exc.strerror or exc.__class__.__name__}); {hint}") from None
+    finally:
+        tmp.unlink(missing_ok=True)  # gone already after the rename
+
+
+def write_output_file(path: PathLike, text: str) -> None:
+    """Write an ``-o`` file whole or not at all (:func:`replace_file`); a device or a pipe (``/dev/stdout``,
+    ``/dev/full``) is written directly, as renaming over it would replace the device."""
+    out = Path(path)
+    data = text.encode("utf-8")
+    try:
+        special = out.exists() and not stat.S_ISREG(os.stat(out).st_mode)
+    except OSError:
+        special = False
+    hint = "check the output path, its permissions and the free space"
+    if not special:
+        replace_file(out, data, hint)
+        return
+    try:
+        with open(out, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise HopbenchError(f"cannot write {out} ({exc.strerror or exc.__class__.__name__}); {hint}") from None
+
+
 def check_directory_place(path: PathLike) -> None:
     """A one-line error when a file (not a directory) sits where a command will make directory ``path``."""
     if os.path.lexists(path) and not os.path.isdir(path):
@@ -204,18 +242,12 @@ class OwnedDirectory:
             if same_path(target, path):
                 raise HopbenchError(f"refusing to write {target}: it is {name}, which this command reads; "
                                     f"choose another output directory")
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            # mode 0o666 minus the umask, like open(..., "w"): an output is as readable as any other file
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, target)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise HopbenchError(f"cannot write {target} ({exc.strerror or exc.__class__.__name__}); check the "
                                 f"output directory and its permissions") from None
+        replace_file(target, data, "check the output directory and its permissions")
         self.written[rel] = _digest(data)
         return target
 

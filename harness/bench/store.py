@@ -144,23 +144,25 @@ def _set_sqlite_pragmas(dbapi_connection, _record, *, wal: bool = True) -> None:
 
 
 #: query parameters of a store URL whose values are secrets (libpq's password, sslpassword, ...)
-_SECRET_KEY = re.compile(r"password|secret|token", re.IGNORECASE)
+_SECRET_KEY = re.compile(r"pass|pwd|secret|token", re.IGNORECASE)
 
 
 def _split_secrets(url: str) -> tuple[str, list[str]]:
-    """(``url`` with its secrets masked, the secrets as written).  Parsed by hand, not by SQLAlchemy: the
-    password is everything between the user's colon and the *last* @ before the query (a password may
-    contain an @), with or without a scheme; a query parameter named like a password is one too."""
-    head, sep, query = url.partition("?")
+    """(``url`` with its secrets masked, the secrets as written).  Parsed by hand, not by SQLAlchemy, and
+    erring on the side of masking: the password is everything between the user's colon and the *last* @
+    of the URL (a password may hold an @, a ?, a //), with or without a scheme; then a query parameter
+    named like a password is one too.  A SQLite URL holds a path, never a password."""
     secrets: list[str] = []
-    at = head.rfind("@")
-    if at >= 0:
-        slashes = head.find("//")
-        start = slashes + 2 if 0 <= slashes < at else 0
-        user, colon, password = head[start:at].partition(":")
+    scheme = url.find("://")
+    start = scheme + 3 if scheme >= 0 else 0
+    head, rest = url[:start], url[start:]
+    at = rest.rfind("@")
+    if at >= 0 and not url.lower().startswith("sqlite"):
+        user, colon, password = rest[:at].partition(":")
         if colon:
             secrets.append(password)
-            head = f"{head[:start]}{user}:***{head[at:]}"
+            head, rest = f"{head}{user}:***@", rest[at + 1:]
+    path, sep, query = rest.partition("?")
     if sep:
         kept = []
         for item in query.split("&"):
@@ -170,7 +172,7 @@ def _split_secrets(url: str) -> tuple[str, list[str]]:
                 item = f"{key}=***"
             kept.append(item)
         query = "&".join(kept)
-    return head + sep + query, secrets
+    return head + path + sep + query, secrets
 
 
 def shown_url(url: str) -> str:

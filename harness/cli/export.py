@@ -7,9 +7,6 @@ and ``json`` (routing tables).  See :mod:`harness.report.exports`.
 from __future__ import annotations
 
 import argparse
-import os
-import secrets
-import stat
 import sys
 from pathlib import Path
 
@@ -18,37 +15,6 @@ from harness.errors import HopbenchError
 #: :data:`harness.report.exports.FORMATS`, repeated here so that ``--help`` need not import numpy
 #: (tests/harness/report/test_exports.py checks the two agree)
 FORMATS = ("golf", "graphml", "anynet", "json")
-
-
-def write_output_file(path: str | Path, text: str) -> None:
-    """Write an ``-o`` file whole or not at all: a one-line error (exit 2), never a traceback, when it fails.
-
-    A regular file (or a new one) is written to a temporary file beside it and renamed over it, so a full
-    disk leaves neither a truncated file nor the temporary one; a device or pipe (``/dev/stdout``,
-    ``/dev/full``) is written directly, as renaming over it would replace the device.
-    """
-    out = Path(path)
-    data = text.encode("utf-8")
-    try:
-        special = out.exists() and not stat.S_ISREG(os.stat(out).st_mode)
-    except OSError:
-        special = False
-    tmp = None if special else out.with_name(f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        if tmp is None:
-            with open(out, "wb") as fh:
-                fh.write(data)
-        else:
-            # mode 0o666 minus the umask, like open(..., "w")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, out)
-    except OSError as exc:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
-        raise HopbenchError(f"cannot write {out} ({exc.strerror or exc.__class__.__name__}); check the output "
-                            f"path, its permissions and the free space") from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -71,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from harness.cli._common import output_file, spec_file
     from harness.documents import read_json
+    from harness.outputs import write_output_file
     from harness.problems.networks import from_document
     from harness.problems.registry import verify_document
     from harness.problems.routing.kind import ROUTES_FORMAT

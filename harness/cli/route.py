@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     outcome = run_solver(solver, problem, args)
     table = outcome.solution
     if out is not None:
-        from harness.cli.export import write_output_file
+        from harness.outputs import write_output_file
 
         write_output_file(out, dumps(table.to_dict(), indent=1) + "\n")
     ev = table.evaluation

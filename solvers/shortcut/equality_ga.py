@@ -356,7 +356,16 @@ class EqualityGA(Solver):
                               "budget N(K-2)/2 (add --family equality)")
         if k < 3 or n < 8:
             return True, f"equality-ga needs N >= 8 and K >= 3 (got N={n}, K={k})"
-        return False, ""
+        refusal = self._population_refusal(int(k))
+        return (True, refusal) if refusal else (False, "")
+
+    def _population_refusal(self, k: int) -> str:
+        """Why the population's genomes would hold too many link values at cap ``k`` ("" when they fit)."""
+        size = int(self.config["population"])
+        if size * max(1, k - 2) <= POPULATION_VALUES:
+            return ""
+        return (f"population={size} with K={k} holds {size * (k - 2):,} link values, above {POPULATION_VALUES:,}; "
+                f"use population <= {max(4, POPULATION_VALUES // (k - 2))}")
 
     # -- the run ------------------------------------------------------------
 
@@ -375,9 +384,9 @@ class EqualityGA(Solver):
         # sizes first: the network's links (its decode) and the population's genomes
         caps.EDGES.check(n * k // 2, f"an Equality network of N={n}, K={k}: its links N*K/2")
         size = cfg["population"]
-        if size * max(1, k - 2) > POPULATION_VALUES:
-            raise HopbenchError(f"population={size} with K={k} holds {size * (k - 2):,} link values, above "
-                                f"{POPULATION_VALUES:,}; use population <= {max(4, POPULATION_VALUES // (k - 2))}")
+        refusal = self._population_refusal(k)
+        if refusal:
+            raise HopbenchError(refusal)
         rng = random.Random(seed)
         fixed_b = None
         if cfg["fixed_b"].strip():
@@ -427,6 +436,12 @@ class EqualityGA(Solver):
                 if key not in cache:
                     todo[key] = None
             keys = list(todo)
+            if len(cache) > cache_limit:
+                # bound memory on long runs, keeping the genomes still in use; decided once per call, so
+                # that the cache (and the RNG draws that consult it) never depends on the batch sizes
+                keep = {key: cache[key] for key in map(tuple, individuals) if key in cache}
+                cache.clear()
+                cache.update(keep)
             done = 0
             while done < len(keys):
                 if done and out_of_time():
@@ -444,11 +459,6 @@ class EqualityGA(Solver):
                 batch[0] = max(1, min(4096, int(BATCH_SECONDS / max(per_genome, 1e-7))))
                 report.count(len(chunk))
                 done += len(chunk)
-                if len(cache) > cache_limit:
-                    # bound memory on long runs, keeping the genomes still in use
-                    keep = {key: cache[key] for key in map(tuple, individuals) if key in cache}
-                    cache.clear()
-                    cache.update(keep)
                 for key, t, d in zip(chunk, total.tolist(), diam.tolist()):
                     cache[key] = math.inf if d < 0 else objective_value(objective, float(d), t / (n - 1))
             scored = [ind for ind in individuals if tuple(ind) in cache]

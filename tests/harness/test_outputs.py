@@ -210,3 +210,23 @@ def test_protected_files_are_never_written(store, tmp_path):
     assert store.read_bytes() == b"SQLite format 3\0"
     with pytest.raises(HopbenchError, match="results store"):  # the store inside the directory, by path
         build(tmp_path, {"x.db-wal": "x"}, protect=store_files(f"sqlite:///{store}"))
+
+
+def test_replace_file_leaves_no_temporary_file_whatever_stops_it(tmp_path, monkeypatch):
+    from harness.outputs import replace_file
+
+    target = tmp_path / "t.json"
+    target.write_text("old")
+    real_fdopen = os.fdopen
+
+    def interrupted(fd, *args, **kwargs):
+        real_fdopen(fd, *args, **kwargs).close()
+        raise KeyboardInterrupt  # Ctrl-C in the middle of a large write
+
+    monkeypatch.setattr(os, "fdopen", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        replace_file(target, b"new", "hint")
+    assert target.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
+    monkeypatch.setattr(os, "fdopen", real_fdopen)
+    replace_file(target, b"new", "hint")
+    assert target.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]

@@ -173,13 +173,26 @@ class RoutingTable(SolverOutput):
         return np.diff(self.offsets)
 
     def channels(self) -> np.ndarray:
-        """Channel ids of every step (valid walks only)."""
+        """Channel ids of every step (meaningful for valid walks only; see :meth:`validate`)."""
+        self._check_walkable()
         src, _ = self.problem.pairs
         return route_channels(self.problem.network.neighbor, src, self.offsets, self.dirs)
 
     def loads(self) -> np.ndarray:
-        """γ_c for every channel id (valid walks only)."""
+        """γ_c for every channel id (meaningful for valid walks only; see :meth:`validate`)."""
+        self._check_walkable()
         return loads_and_dependencies(self.problem.pairs[0], self.offsets, self.dirs, self.problem.network.neighbor)[0]
+
+    def _check_walkable(self) -> None:
+        """The compiled walks index arrays by direction and offset without bounds checks: refuse a table
+        whose offsets or directions would take them outside (an unvalidated file)."""
+        offsets, dirs = self.offsets, self.dirs
+        if len(offsets) != self.problem.num_pairs + 1 or offsets[0] != 0 or offsets[-1] != len(dirs) \
+                or (np.diff(offsets) < 0).any():
+            raise InvalidSolution(f"the table must hold exactly one route for each of the "
+                                  f"{self.problem.num_pairs} ordered pairs")
+        if len(dirs) and (int(dirs.min()) < 0 or int(dirs.max()) >= self.problem.network.ndir):
+            raise InvalidSolution("a route has a step with no such direction; 'hopbench verify' names it")
 
     # ------------------------------------------------------------------ validation
 

@@ -365,6 +365,10 @@ def test_masked_hides_a_password_in_every_spelling():
     assert shown_url("postgresql:///db?host=h&PassWord=s3cret&sslpassword=k3y") == \
         "postgresql:///db?host=h&PassWord=***&sslpassword=***"
     assert shown_url("u:pa@ss@h/db") == "u:***@h/db"
+    # a ? or // inside the password (SQLAlchemy connects with both), and libpq's pwd spelling
+    assert shown_url("postgresql://bob:pa?ss@host/db") == "postgresql://bob:***@host/db"
+    assert shown_url("bob:a//b@host/db") == "bob:***@host/db"
+    assert shown_url("postgresql://h/db?pwd=s3cret") == "postgresql://h/db?pwd=***"
     assert shown_url("sqlite:////tmp/at@home/x.db") == "sqlite:////tmp/at@home/x.db"  # no user:password there
     assert "k3y" not in masked("connection failed: sslpassword k3y rejected", "postgresql://h/db?sslpassword=k3y")
 

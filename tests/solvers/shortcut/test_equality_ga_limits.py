@@ -141,6 +141,10 @@ def test_population_times_genome_length_is_capped_before_drawing(monkeypatch):
     monkeypatch.setattr(ga._Space, "__init__", lambda *a: pytest.fail("the genome space was built"))
     with pytest.raises(HopbenchError, match=r"population=100 with K=20 holds 1,800 link values.*population <= 55"):
         run(solvers.create("equality-ga", population=100), family_problem(200, 20), FakeClock())
+    # the runner asks skip() first: such a cell is declined, not an error
+    skipped, reason = solvers.create("equality-ga", population=100).skip(family_problem(200, 20))
+    assert skipped and "1,800 link values" in reason
+    assert solvers.create("equality-ga", population=50).skip(family_problem(200, 20)) == (False, "")
 
 
 def test_a_network_above_the_edge_cap_is_refused_before_the_search(monkeypatch):
@@ -157,3 +161,20 @@ def test_a_network_above_the_edge_cap_is_refused_before_the_search(monkeypatch):
     monkeypatch.setattr(ga._Space, "__init__", lambda *a: pytest.fail("the genome space was built"))
     with pytest.raises(HopbenchError, match="N\\*K/2 is 1,200"):
         run(solver, family_problem(200, 12, family=None), FakeClock())
+
+
+def test_under_an_evaluation_budget_the_batch_sizes_change_nothing(monkeypatch):
+    # a cache bounded to 2 x population evicts often; eviction must not depend on how the generation was
+    # split into kernel calls (the split follows measured time), or a seed would not fix the result
+    monkeypatch.setattr(ga, "CACHE_LIMIT", 1)
+    monkeypatch.setattr(ga, "CACHE_VALUES", 1)
+    problem = family_problem(16, 5)  # a small genome space: children often repeat a genome seen before
+    for seed in (1, 2):  # both gave different networks when eviction ran between batches
+        results = []
+        for seconds in (1e-12, 1e9):  # one genome per kernel call, then whole generations
+            monkeypatch.setattr(ga, "BATCH_SECONDS", seconds)
+            budget = Budget(evaluations=600)
+            solution = solvers.create("equality-ga", population=12).solve(problem, seed=seed, budget=budget,
+                                                                           report=Reporter(budget))
+            results.append(sorted(map(tuple, solution.shortcuts.tolist())))
+        assert results[0] == results[1], seed

@@ -51,6 +51,10 @@ def test_tables_keep_one_byte_a_step_and_out_of_range_steps_are_still_named():
     assert bad.dirs.dtype == np.int64
     with pytest.raises(HopbenchError, match="no direction 300"):
         bad.evaluate()
+    # the compiled walks behind loads() and channels() index by direction unchecked: they refuse it first
+    for walk in (bad.loads, bad.channels):
+        with pytest.raises(HopbenchError, match="no such direction"):
+            walk()
 
 
 def _reference_loads_and_edges(table):
