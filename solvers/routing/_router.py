@@ -5,8 +5,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from harness.problems.routing import RoutingProblem
+from harness.problems.routing import RoutingProblem, RoutingTable
 from solvers.contract import Solver
+from solvers.contract.budget import Reporter
+from solvers.routing.dor import dor_flat
 
 
 class AngaraSolver(Solver):
@@ -21,6 +23,16 @@ class AngaraSolver(Solver):
         if not skipped and problem.rules != "angara":
             return True, f"{self.name} {self.uses_angara}; the problem's rules are {problem.rules!r}"
         return skipped, reason
+
+    @staticmethod
+    def dor_table(problem: RoutingProblem, report: Reporter, **extra: int) -> RoutingTable:
+        """The DOR table (valid in the routing graph), evaluated and reported, with ``extra`` and every pair
+        counted as truncated: what a solver returns when its budget ran out before it had candidate routes."""
+        table = RoutingTable(problem, *dor_flat(problem))
+        table.extra.update({**extra, "truncated_pairs": int(problem.num_pairs)})
+        report.count(1)
+        report(table.evaluate().objective)
+        return table
 
 
 class RouterState:

@@ -32,11 +32,10 @@ import numpy as np
 from deap import base, creator, tools
 
 from harness.problems.routing import RoutingProblem, RoutingTable, make_problem
+from harness.problems.routing.candidates import Interrupted
 from solvers.contract import Param, register
 from solvers.contract.budget import Budget, Reporter
-from harness.problems.routing.candidates import Interrupted
 from solvers.routing._router import AngaraSolver
-from solvers.routing.dor import dor_flat
 
 # DEAP's creator classes are global: define them once, at import
 if not hasattr(creator, "AngaraFitness"):
@@ -293,11 +292,7 @@ class AngaraGA(AngaraSolver):
         except Interrupted:
             # no genes yet: return the DOR table (valid in the routing graph), as BFS does for what it
             # could not route
-            table = RoutingTable(problem, *dor_flat(problem))
-            table.extra.update({"generations": 0, "genes": 0, "truncated_pairs": int(problem.num_pairs)})
-            report.count(1)
-            report(table.evaluate().objective)
-            return table
+            return self.dor_table(problem, report, generations=0, genes=0)
         genome = RouteGenome(problem)
         objective = problem.objective
 

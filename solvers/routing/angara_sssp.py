@@ -41,11 +41,10 @@ import numba as nb
 import numpy as np
 
 from harness.problems.routing import RoutingProblem, RoutingTable
+from harness.problems.routing.candidates import Interrupted
 from solvers.contract import register
 from solvers.contract.budget import Budget, Reporter
-from harness.problems.routing.candidates import Interrupted
 from solvers.routing._router import AngaraSolver, RouterState
-from solvers.routing.dor import dor_flat
 
 
 @nb.njit(cache=True)
@@ -247,12 +246,7 @@ class AngaraSSSP(AngaraSolver):
             problem.candidates_within(lambda: report.should_stop() or report.remaining_time() < reserve)
         except Interrupted:
             # no candidates to fall back on: every pair takes its DOR route (valid in the RG), as BFS does
-            offsets, dirs = dor_flat(problem)
-            table = RoutingTable(problem, offsets, dirs)
-            table.extra.update({"unique_pairs": 0, "sssp_calls": 0, "truncated_pairs": int(problem.num_pairs)})
-            report.count(1)
-            report(table.evaluate().objective)
-            return table
+            return self.dor_table(problem, report, unique_pairs=0, sssp_calls=0)
         router = SSSPRouter(problem)
         rest = router.apply_unique()
         plan = group_pairs(problem, rest)

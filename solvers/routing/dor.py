@@ -8,7 +8,7 @@ both ways round an even ring are equally short the ``tie`` parameter decides:
 ``positive`` (always +), ``negative`` (always -) or ``alternate`` (+ from an
 even source coordinate, - from an odd one).
 
-Closed forms (tests/solvers/test_dor.py): on a ring of odd size k every
+Closed forms (tests/solvers/routing/test_dor.py): on a ring of odd size k every
 channel carries (k^2 - 1)/8 routes; on a k-ary n-cube with odd k, k^(n-1)
 times that.
 """
@@ -32,32 +32,10 @@ TIES = ("positive", "negative", "alternate")
 CHUNK = 1 << 18
 
 
-def dor_counts(problem: RoutingProblem, src: np.ndarray, dst: np.ndarray, tie: str = "positive") -> np.ndarray:
-    """``(P, 2n)`` number of steps per direction of the DOR route of each (src, dst) pair."""
-    net = problem.network
-    n = net.n
-    cs, cd = net.coords[src], net.coords[dst]
-    counts = np.zeros((len(src), 2 * n), dtype=np.int64)
-    for j, k in enumerate(net.dims):
-        fwd = (cd[:, j] - cs[:, j]) % k
-        back = (k - fwd) % k
-        if tie == "positive":
-            plus = fwd <= back
-        elif tie == "negative":
-            plus = fwd < back
-        else:
-            plus = (fwd < back) | ((fwd == back) & (cs[:, j] % 2 == 0))
-        if k == 2:
-            plus = cs[:, j] == 0  # mesh: the only link goes + from 0 and - from 1
-        counts[:, j] = np.where(plus, fwd, 0)
-        counts[:, n + j] = np.where(plus, 0, back)
-    return counts
-
-
 @nb.njit(cache=True)
 def _dor_dirs(src, dst, coords, dims, tie, starts, out, lo, hi):
-    """Write the DOR route of pairs ``lo:hi`` to ``out`` from ``starts[p]`` on (the rule of
-    :func:`dor_counts`, pair by pair: no ``(P, 2n)`` int64 count matrix, 1 GB on 8x8x8x8)."""
+    """Write the DOR route of pairs ``lo:hi`` to ``out`` from ``starts[p]`` on (the module's rule, pair by
+    pair: no ``(P, 2n)`` int64 count matrix, 1 GB on 8x8x8x8)."""
     n = dims.shape[0]
     steps = np.empty(n, np.int64)
     plus = np.empty(n, np.bool_)
@@ -124,17 +102,6 @@ def dor_into_rows(problem: RoutingProblem, mat: np.ndarray, lengths: np.ndarray,
     _dor_dirs(src[rows], dst[rows], net.coords, np.asarray(net.dims, dtype=np.int64), TIES.index(tie),
               rows * mat.shape[1], mat.reshape(-1), 0, len(rows))
     lengths[rows] = problem.pair_distance[rows]
-
-
-def dor_routes(problem: RoutingProblem, rows: np.ndarray | None = None, tie: str = "positive"
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """DOR routes of the pairs ``rows`` (default: all) as an int8 direction matrix and lengths."""
-    offsets, flat = dor_flat(problem, rows, tie)
-    lengths = np.diff(offsets)
-    width = int(lengths.max()) if len(lengths) else 0
-    matrix = np.full((len(lengths), width), -1, dtype=np.int8)
-    matrix[np.arange(width)[None, :] < lengths[:, None]] = flat
-    return matrix, lengths
 
 
 @register

@@ -28,26 +28,6 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 
-def dependency_edges(channels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Distinct ``(c1, c2)`` pairs of consecutive channels over all routes.
-
-    ``channels[offsets[r]:offsets[r+1]]`` are route r's channels.
-    """
-    channels = np.asarray(channels, dtype=np.int64)
-    if channels.size < 2:
-        return np.empty((0, 2), dtype=np.int64)
-    # position i+1 continues the route of position i unless a route starts at i+1
-    starts = np.zeros(channels.size + 1, dtype=bool)
-    starts[np.asarray(offsets, dtype=np.int64)] = True
-    mask = ~starts[1:channels.size]
-    pairs = np.stack([channels[:-1][mask], channels[1:][mask]], axis=1)
-    if not len(pairs):
-        return pairs
-    key = np.unique(pairs[:, 0] * (int(channels.max()) + 1) + pairs[:, 1])
-    width = int(channels.max()) + 1
-    return np.stack([key // width, key % width], axis=1)
-
-
 @nb.njit(cache=True)
 def _loads_and_dependencies(srcs, offsets, dirs, neighbor, loads, dep):
     """One walk over every (valid) route: ``loads[c] += 1`` per step, and ``dep[c1 * nd + D2]`` set for
@@ -121,8 +101,3 @@ def turn_cycle(edges: np.ndarray, num_slots: int, ndir: int) -> list[int] | None
         path.append(u)
     path.reverse()  # c2 ... c1
     return [c1] + path
-
-
-def table_turn_cycle(channels: np.ndarray, offsets: np.ndarray, num_slots: int, ndir: int) -> list[int] | None:
-    """The deadlock check of a whole table (see the module docstring)."""
-    return turn_cycle(dependency_edges(channels, offsets), num_slots, ndir)

@@ -35,6 +35,7 @@ from harness.problems.routing.network import Torus, format_dims, parse_dims
 from harness.problems.routing.network import torus as make_torus
 
 RULES = ("angara", "minimal")
+OBJECTIVES = ("max_load", "sigma4")
 #: node ids an error message shows before "... and N more" (a 4,096-node list is a 25 KB line)
 SHOWN_IDS = 6
 
@@ -45,7 +46,6 @@ def ids_text(ids: tuple[int, ...] | list[int]) -> str:
     if len(ids) <= SHOWN_IDS + 1:
         return str(ids)
     return f"[{', '.join(str(v) for v in ids[:SHOWN_IDS])}, ... and {len(ids) - SHOWN_IDS:,} more]"
-OBJECTIVES = ("max_load", "sigma4")
 
 
 def _desmos_subsets() -> dict[str, dict[tuple[int, ...], tuple[tuple[int, ...], str]]]:

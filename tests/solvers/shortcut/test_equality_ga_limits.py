@@ -64,17 +64,23 @@ def test_drawing_the_first_population_stops_at_the_time_limit(monkeypatch):
     assert_valid(problem, solution)
 
 
-def test_evaluation_stops_between_batches_once_time_is_up(monkeypatch):
-    clock = FakeClock()
+def timed_batches(monkeypatch, clock: FakeClock, after) -> list[int]:
+    """The genomes of every scoring call, in order; ``after(clock)`` moves the clock once a call is done."""
     rows = []
     original = ga._evaluate_batch
 
     def batch(n, values, *args):
         rows.append(values.shape[0])
         original(n, values, *args)
-        clock.now = 100.0  # the first batch used the whole limit
+        after(clock)
 
     monkeypatch.setattr(ga, "_evaluate_batch", batch)
+    return rows
+
+
+def test_evaluation_stops_between_batches_once_time_is_up(monkeypatch):
+    clock = FakeClock()
+    rows = timed_batches(monkeypatch, clock, lambda c: setattr(c, "now", 100.0))  # the first batch used it all
     problem = family_problem(200, 8)
     solution, report = run(solvers.create("equality-ga", population=400), problem, clock)
     # one batch (a few genomes, one per thread), not the whole population in one unpolled call
@@ -105,15 +111,8 @@ def test_breeding_a_generation_stops_at_the_time_limit(monkeypatch):
 
 def test_the_search_leaves_room_for_the_final_decode(monkeypatch):
     clock = FakeClock()
-    rows = []
-    original = ga._evaluate_batch
-
-    def batch(n, values, *args):
-        rows.append(values.shape[0])
-        original(n, values, *args)
-        clock.now += 0.125  # each batch "takes" 1/8 s (exact in binary, so no rounding at 1 s)
-
-    monkeypatch.setattr(ga, "_evaluate_batch", batch)
+    # each batch "takes" 1/8 s (exact in binary, so no rounding at 1 s)
+    rows = timed_batches(monkeypatch, clock, lambda c: setattr(c, "now", c.now + 0.125))
     problem = family_problem(200, 8)  # 800 links: a decode "taking" 0.8 s, 80% of the 1 s limit
     monkeypatch.setattr(ga, "DECODE_SECONDS_PER_LINK", 1e-3)
     solution, _ = run(solvers.create("equality-ga", population=20), problem, clock, time_s=1.0)

@@ -7,10 +7,10 @@ import pytest
 from harness.errors import HopbenchError
 from harness.problems.routing import RoutingTable, make_problem, table_from_dict
 from harness.problems.routing.candidates import CandidateRoutes, Interrupted
-from harness.problems.routing.deadlock import dependency_edges, loads_and_dependencies
+from harness.problems.routing.deadlock import loads_and_dependencies
 from harness.problems.routing.graph import routing_graph
 from harness.problems.routing.problem import ids_text
-from tests.harness.problems.routing.test_routing_table import cyclic_table, dor_table
+from tests.harness.problems.routing.test_routing_table import cyclic_table, dependency_edges, dor_table
 
 
 def test_the_pairs_cap_refuses_before_the_problem_is_built(monkeypatch):

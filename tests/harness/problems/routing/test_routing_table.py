@@ -19,6 +19,24 @@ from harness.problems.routing.network import Torus
 ROOT = Path(__file__).resolve().parents[4]
 
 
+def dependency_edges(channels, offsets):
+    """Distinct ``(c1, c2)`` pairs of consecutive channels over all routes, by listing one pair per step and
+    sorting: the reference for the compiled walk of ``loads_and_dependencies`` (which replaced it)."""
+    channels = np.asarray(channels, dtype=np.int64)
+    if channels.size < 2:
+        return np.empty((0, 2), dtype=np.int64)
+    # position i+1 continues the route of position i unless a route starts at i+1
+    starts = np.zeros(channels.size + 1, dtype=bool)
+    starts[np.asarray(offsets, dtype=np.int64)] = True
+    mask = ~starts[1:channels.size]
+    pairs = np.stack([channels[:-1][mask], channels[1:][mask]], axis=1)
+    if not len(pairs):
+        return pairs
+    width = int(channels.max()) + 1
+    key = np.unique(pairs[:, 0] * width + pairs[:, 1])
+    return np.stack([key // width, key % width], axis=1)
+
+
 def dor_table(problem, tie="positive"):
     """DOR written out here (independent of solvers/dor.py): + moves X, Y, ... then - moves."""
     net = problem.network
@@ -207,11 +225,11 @@ def test_same_direction_ring_cycles_are_left_to_the_bubble_rule():
     # ring of 5: straight routes of length 2 in both directions close the ring in the CDG,
     # with no turn: deadlock-free under the bubble rule
     assert dor_table(make_problem("5")).evaluate().max_load == 3
-    from harness.problems.routing.deadlock import table_turn_cycle
+    from harness.problems.routing.deadlock import turn_cycle
 
     t = dor_table(make_problem("5", rules="minimal"))
     net = t.problem.network
-    assert table_turn_cycle(t.channels(), t.offsets, net.num_channel_slots, net.ndir) is None
+    assert turn_cycle(dependency_edges(t.channels(), t.offsets), net.num_channel_slots, net.ndir) is None
 
 
 # --------------------------------------------------------------------------- JSON and verify
