@@ -69,30 +69,41 @@ def moore_diameter(n: int, d: int) -> int:
 #: 12 / 16: 4.4474 / 4.3868 / 4.2982 (2 of 2 seeds) / 4.3000; (64, 3) reaches the best-known diameter 5
 #: at m = 16 (3 of 3 seeds) and m = 32, never at m = 8 (0 of 2) or without symmetry (0 of 4, 120 s);
 #: (72, 4) meets its optimum at m = 4 and at m = 8 (3 of 3 seeds, within 13 s).
-#: Up to 64 vertices one word holds every source, so symmetry saves no BFS work; there it is used
-#: only for sparse graphs (Moore diameter >= AUTO_SMALL_MIN_DIAMETER, as (64, 3)): dense ones anneal
-#: better without — (32, 5) meets its optimum only without (m = 8: 2.0363 in 2 of 2 seeds), (36, 3) at
-#: m = 12 stays at diameter 5 (best known 4).
+#: Up to 64 vertices one word holds every source, so symmetry saves no BFS work there: it only shapes
+#: the search, and annealing ends such runs with a polish leg without symmetry (its ``swap_polish``).
+#: Dense small graphs (Moore diameter below AUTO_SMALL_MIN_DIAMETER) take orbits of at least
+#: AUTO_SMALL_MIN_ORBIT vertices then; measured at 120 s, seeds 1-3, with the polish: (64, 8) m = 8
+#: 1.94048 / 1.92708 / 1.92708 (m = 4: 1.96429 in 3 of 3, prototype; no symmetry, the board before:
+#: mean 1.96660), (64, 4) m = 8 2.86905 in 3 of 3 (no symmetry 2.88443), (50, 4) m = 10 2.64082 in 3
+#: of 3 (2.64272); (32, 5), (40, 5) and (16, 4) reach their optima as without symmetry.  Cubic ones
+#: keep none: (36, 3) at m = 12 stays at diameter 5 (best known 4) with the polish too, 3 of 3 seeds.
+#: Sparse small graphs (as (64, 3), m = 16) take the general rule.
 AUTO_MIN_ORBIT = 4
 AUTO_ORBITS_PER_BIT = 1.25
 AUTO_MIN_GROWTH = 20
 AUTO_SMALL_N = 64
 AUTO_SMALL_MIN_DIAMETER = 5
+AUTO_SMALL_MIN_ORBIT = 8
+AUTO_SMALL_MIN_DEGREE = 4
 
 
 def auto_symmetry(n: int, ports: int, rotation_ok=lambda g: True) -> int:
     """g = n / m for the smallest m >= AUTO_MIN_ORBIT dividing n with m x ports even, m x ports / 2 >=
     AUTO_ORBITS_PER_BIT x log2(n), m x (ports - 1) >= AUTO_MIN_GROWTH and ``rotation_ok(g)``; 1 when
-    there is none with g >= 2, or when n <= AUTO_SMALL_N and the Moore diameter is below
-    AUTO_SMALL_MIN_DIAMETER (see the measurements above)."""
+    there is none with g >= 2.  Small dense graphs (n <= AUTO_SMALL_N, Moore diameter below
+    AUTO_SMALL_MIN_DIAMETER) take the smallest m >= AUTO_SMALL_MIN_ORBIT instead, or none when cubic
+    (see the measurements above)."""
     if ports < 1:
         return 1
     if n <= AUTO_SMALL_N and moore_diameter(n, ports) < AUTO_SMALL_MIN_DIAMETER:
-        return 1  # one word already holds every source, and dense small graphs anneal better without
-    need = AUTO_ORBITS_PER_BIT * math.log2(n)
-    for m in range(AUTO_MIN_ORBIT, n // 2 + 1):
-        if n % m or (m * ports) % 2 or m * ports / 2 < need or m * (ports - 1) < AUTO_MIN_GROWTH:
-            continue
+        if ports < AUTO_SMALL_MIN_DEGREE:
+            return 1
+        candidates = [m for m in range(AUTO_SMALL_MIN_ORBIT, n // 2 + 1) if n % m == 0 and (m * ports) % 2 == 0]
+    else:
+        need = AUTO_ORBITS_PER_BIT * math.log2(n)
+        candidates = [m for m in range(AUTO_MIN_ORBIT, n // 2 + 1) if n % m == 0 and (m * ports) % 2 == 0
+                      and m * ports / 2 >= need and m * (ports - 1) >= AUTO_MIN_GROWTH]
+    for m in candidates:
         if rotation_ok(n // m):
             return n // m
     return 1
@@ -165,8 +176,10 @@ class SwapState:
         self.rbase = base_deg[:m].copy()
         self.rdeg = np.full(m, cap, np.int64)
         if start is not None:
-            if g != 1 or problem.base.m or start.shape != (n, width):
-                raise ValueError("a start graph needs symmetry 1, an empty base and an (n, cap) table")
+            if g != 1 or start.shape != (n, width) or not np.array_equal(start[:, :width][self.radj >= 0],
+                                                                         self.radj[self.radj >= 0]):
+                raise ValueError("a start graph needs symmetry 1 and an (n, cap) table listing each vertex's "
+                                 "base neighbours first (see neighbour_table)")
             self.radj[:] = start
             self.rdeg = (start >= 0).sum(axis=1).astype(np.int64)
         elif not G.random_fill(rng, self.radj, self.rbase, self.rdeg, m, n, g, FILL_ATTEMPTS):
@@ -269,6 +282,22 @@ class SwapState:
         turned into edges only when needed (:func:`orbit_edges`), because expanding the orbits of
         100,000 edges costs tens of milliseconds."""
         return self.best, self.slots.copy(), self.best_radj.copy()
+
+
+def neighbour_table(problem: ShortcutProblem, shortcuts: np.ndarray) -> np.ndarray:
+    """The (n, cap) neighbour table of the base plus ``shortcuts`` (-1: a free port), each row listing
+    the vertex's base neighbours first, in the base's CSR order: a :class:`SwapState` start."""
+    n, cap = problem.n, max(int(problem.degree_cap), 1)
+    indptr, indices = problem.base.csr
+    e = np.asarray(shortcuts, np.int64).reshape(-1, 2)
+    src = np.concatenate([np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr)), e[:, 0], e[:, 1]])
+    dst = np.concatenate([np.asarray(indices, np.int64), e[:, 1], e[:, 0]])
+    order = np.argsort(src, kind="stable")  # (stable: the base's entries first, in CSR order)
+    src, dst = src[order], dst[order]
+    starts = np.searchsorted(src, np.arange(n))
+    table = np.full((n, cap), -1, np.int64)
+    table[src, np.arange(src.size) - starts[src]] = dst
+    return table
 
 
 def orbit_edges(n: int, g: int, slots: np.ndarray, radj: np.ndarray) -> np.ndarray:

@@ -62,6 +62,10 @@ at q = cap - 1, or q^2 - 1 at q = cap with one closed neighbourhood cut out; q a
 first graph is that graph extended by edge splitting (``swap_start``, :mod:`solvers.shortcut._polarity`),
 and the schedule polishes it from ``swap_t1`` instead of melting it: on (1024, 32) that gives 2.0005
 against 2.20 from a random start (best known 1.998).
+With symmetry, ``swap_polish`` ends the run with a leg without it: the best symmetric graph, annealed
+on by unrestricted 2-opt swaps from :data:`POLISH_T0` down to ``swap_t1`` for the last
+:data:`POLISH_SHARE` of the run (``auto``: up to 64 vertices, where the symmetry saves no BFS work and
+small dense graphs take orbits of 8 vertices for it; (64, 8) went from 1.9666 to 1.9316, best known 1.927).
 ``swap_restart=random`` makes the ``restarts`` legs independent: each starts from a new random
 graph (same symmetry) and the best graph of all legs is returned; with small symmetric orbits,
 where a run settles within seconds, ten fresh legs beat one long schedule at 120 s (measured in
@@ -122,6 +126,12 @@ AUTO_FRESH_LEGS = 10
 #: (1344, 30) 3.5955 / 3.5981, (1726, 30), (1560, 40) and (3250, 57) by 0.2-0.4 %: at high degree a
 #: move costs more and a 30 s leg does not settle; below degree 12 the legs won or tied
 FRESH_LEGS_MAX_CAP = 16
+#: swap_polish: the share of the run given to the final leg without symmetry, and its start
+#: temperature (pair-distance units, cooling to swap_t1).  Measured on (64, 8) (prototype, one core):
+#: ten symmetric legs (m = 8) then a polish from 1.0 ended at 113 / 117 pairs at distance 3 (best
+#: known 109); polishing from 0.3 / 2.0 ended higher (seeds 1-4 means 118 / 133 against 111 at 1.0)
+POLISH_SHARE = 0.4
+POLISH_T0 = 1.0
 
 
 def _swap_legs(swap_restart: str, restarts: int, symmetry: int, cap: int) -> tuple[bool, int]:
@@ -305,6 +315,11 @@ class Annealing(Solver):
                                       "symmetry and the degree cap is below 16 (then restarts=0 means 10 legs), "
                                       "else best",
                               choices=("auto", "best", "random"), tunable=False),
+        "swap_polish": Param("auto", "swap mode with symmetry: on: the last part of the run anneals the best "
+                                     "symmetric graph further without symmetry (every 2-opt swap allowed, from a "
+                                     "low temperature); off: never; auto: on up to 64 vertices, where one word "
+                                     "holds every BFS source, so symmetry shapes the search without saving work",
+                             choices=("auto", "on", "off"), tunable=False),
         "diameter_weight": Param(0.0, "swap mode, golf: extra energy per pair at the current diameter while it is "
                                       "above the Moore bound (0: the diameter only by the lexicographic rule)",
                                  low=0.0, high=4.0, minimum=0.0),
@@ -505,6 +520,9 @@ class Annealing(Solver):
             t0 = max(float(state.fvars[_golf.G.F_MAXDIFF]) / math.log(2.0), t1)
         t0 = max(t0, t1)
         mode, horizon = _schedule_clock(budget, report, int(cfg["moves"]))
+        polish_share = POLISH_SHARE if _polishes(str(cfg["swap_polish"]), g, problem.n) else 0.0
+        span = horizon * (1.0 - polish_share)  # the symmetric legs' part of the schedule
+        polish_from = None  # the objective the polish leg started from
         t_start = report.elapsed()
         run_total = 0
         leg = 0
@@ -513,6 +531,32 @@ class Annealing(Solver):
             frac = (report.elapsed() - t_start) / horizon if mode == "time" else run_total / horizon
             if frac >= 1.0:
                 break
+            if polish_share and polish_from is None and frac * horizon >= span:
+                # the polish leg: the best symmetric graph, annealed on without symmetry
+                kept = _keep_better(state, kept)
+                polish_from = _objective_of(objective, *kept[0])
+                carried += state.stats
+                edges = _golf.orbit_edges(state.n, state.g, kept[1], kept[2])
+                state = _golf.SwapState(problem, 1, kernel_rng, diameter_weight=weight,
+                                        start=_golf.neighbour_table(problem, edges))
+                chunk = 1
+            if polish_from is not None:
+                local = (frac * horizon - span) / (horizon - span)
+                if mode == "time":
+                    want, dfrac = chunk, 0.0
+                else:
+                    want = max(1, min(EVAL_CHUNK, horizon - run_total, allowance()))
+                    dfrac = 1.0 / (horizon - span)
+                began = time.perf_counter()
+                done = state.run(want, max(POLISH_T0, t1), t1, local, dfrac, kernel_rng)
+                run_total += done
+                counted(done)
+                if done < want:
+                    break
+                if mode == "time":
+                    chunk = _next_chunk(done, time.perf_counter() - began, report)
+                continue
+            frac = frac * horizon / span
             this_leg = min(int(frac * legs), legs - 1)
             if this_leg > leg:
                 leg = this_leg
@@ -531,9 +575,9 @@ class Annealing(Solver):
             if mode == "time":
                 want, dfrac = chunk, 0.0
             else:
-                to_leg_end = math.ceil((leg + 1) * horizon / legs) - run_total
-                want = max(1, min(EVAL_CHUNK, to_leg_end, horizon - run_total, allowance()))
-                dfrac = legs / horizon
+                to_leg_end = math.ceil((leg + 1) * span / legs) - run_total
+                want = max(1, min(EVAL_CHUNK, to_leg_end, math.ceil(span) - run_total, allowance()))
+                dfrac = legs / span
             began = time.perf_counter()
             done = state.run(want, t0, t1, local, dfrac, kernel_rng)
             run_total += done
@@ -544,15 +588,26 @@ class Annealing(Solver):
                 chunk = _next_chunk(done, time.perf_counter() - began, report)
         names = ("moves", "accepted", "improved", "early_exits", "too_long", "invalid_draws", "rotations")
         stats = dict(zip(names, map(int, state.stats + carried)))
+        if polish_from is not None:
+            stats.update(polish_share=polish_share, polish_from=polish_from)
         stats.update(mode="swaps", symmetry=g, start="random" if start is None else "polarity",
                      start_temperature=round(t0, 6),
                      final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal(),
                      # legs begun (a short leg can be skipped over entirely)
                      legs=fresh_started if fresh_legs else leg + 1, leg_start="random" if fresh_legs else "best")
+        if polish_from is not None:  # (its first graph was the best symmetric one: its best is at least as good)
+            return Solution(problem, state.best_shortcuts(), extra=stats)
         if fresh_legs:
             _, slots, radj = _keep_better(state, kept)
             return Solution(problem, _golf.orbit_edges(state.n, state.g, slots, radj), extra=stats)
         return Solution(problem, state.best_shortcuts(), extra=stats)
+
+
+def _polishes(choice: str, g: int, n: int) -> bool:
+    """Whether a swap-mode run with symmetry ``g`` ends with a polish leg without symmetry (``swap_polish``)."""
+    if g <= 1 or choice == "off":
+        return False
+    return choice == "on" or n <= _golf.AUTO_SMALL_N
 
 
 def _polarity_start(problem: ShortcutProblem, cfg: dict[str, Any], rng: np.random.Generator,

@@ -186,8 +186,12 @@ def test_symmetry_option():
     assert _golf.auto_symmetry(101, 4) == 1 and _golf.auto_symmetry(256, 8) == 64
     # sparse graphs get larger orbits (m (d - 1) >= 20): 12 vertices for (96, 3), 16 for (64, 3) ...
     assert _golf.auto_symmetry(96, 3) == 8 and _golf.auto_symmetry(64, 3) == 4
-    # ... and up to 64 vertices, dense graphs (Moore diameter < 5) none
-    assert _golf.auto_symmetry(64, 4) == 1 and _golf.auto_symmetry(32, 5) == 1 and _golf.auto_symmetry(36, 3) == 1
+    # ... and up to 64 vertices, dense graphs (Moore diameter < 5) orbits of at least 8 vertices
+    # (then the polish leg runs), but cubic ones none
+    assert _golf.auto_symmetry(64, 8) == 8 and _golf.auto_symmetry(64, 4) == 8 and _golf.auto_symmetry(50, 4) == 5
+    assert _golf.auto_symmetry(32, 5) == 4 and _golf.auto_symmetry(16, 4) == 2
+    assert _golf.auto_symmetry(36, 3) == 1 and _golf.auto_symmetry(16, 3) == 1
+    assert _golf.auto_symmetry(18, 5) == 1  # no orbit of 8 or more with an even number of ports
     with pytest.raises(HopbenchError, match="divisible"):
         run(p, symmetry=3)
     with pytest.raises(HopbenchError, match="invariant"):
@@ -304,3 +308,53 @@ def test_automatic_symmetry_falls_back_to_none_when_no_symmetric_fill_exists():
     assert out.solution.extra.get("symmetry", 1) == 1 and out.solution.evaluation.objective < math.inf
     with pytest.raises(HopbenchError, match="symmetry=18: no random symmetric graph"):
         run(p, evaluations=300, symmetry=18)
+
+
+def test_neighbour_table_lists_base_neighbours_first_and_starts_a_swap_state():
+    p = problem("ring:24", 4)
+    symmetric = _golf.SwapState(p, 4, krng(3), diameter_weight=0.0)
+    edges = symmetric.best_shortcuts()
+    table = _golf.neighbour_table(p, edges)
+    indptr, indices = p.base.csr
+    for v in range(p.n):
+        assert np.array_equal(table[v, :2], indices[indptr[v]:indptr[v + 1]])
+    state = _golf.SwapState(p, 1, krng(3), diameter_weight=0.0, start=table)
+    assert edge_set(state.best_shortcuts()) == edge_set(edges)
+    assert state.best == pytest.approx(symmetric.best)
+    check_state(state, p)
+    # a table whose rows do not begin with the base neighbours is refused
+    swapped = table.copy()
+    swapped[:, [0, 2]] = swapped[:, [2, 0]]
+    with pytest.raises(ValueError, match="base neighbours first"):
+        _golf.SwapState(p, 1, krng(3), diameter_weight=0.0, start=swapped)
+
+
+def test_polish_leg_anneals_the_best_symmetric_graph_without_symmetry():
+    from solvers.shortcut.annealing import POLISH_SHARE
+
+    p = problem("empty:64", 4)
+    out = run(p, evaluations=30_000, symmetry=8, swap_polish="on")
+    extra = out.solution.extra
+    assert extra["symmetry"] == 8 and extra["polish_share"] == POLISH_SHARE
+    assert out.evaluations == 30_000 and extra["moves"] == 30_000
+    values = [pt.value for pt in out.trace]
+    assert all(b < a for a, b in zip(values, values[1:]))
+    ev = out.solution.evaluation
+    assert ev.objective == values[-1]
+    # the polish improved on the best symmetric graph, and what it returns has lost the symmetry
+    assert ev.objective < extra["polish_from"]
+    assert edge_set((out.solution.shortcuts + 8) % 64) != edge_set(out.solution.shortcuts)
+    again = run(p, evaluations=30_000, symmetry=8, swap_polish="on")
+    assert edge_set(again.solution.shortcuts) == edge_set(out.solution.shortcuts)
+
+
+@pytest.mark.parametrize("spec, cap, params, polished", [
+    ("empty:64", 4, {"symmetry": 8}, True),  # auto: up to 64 vertices
+    ("empty:64", 4, {"symmetry": 8, "swap_polish": "off"}, False),
+    ("empty:64", 4, {"symmetry": 1, "swap_polish": "on"}, False),  # nothing to polish away
+    ("empty:128", 4, {"symmetry": 8}, False),  # auto: one word no longer holds every source
+    ("empty:128", 4, {"symmetry": 8, "swap_polish": "on"}, True),
+])
+def test_when_the_polish_leg_runs(spec, cap, params, polished):
+    extra = run(problem(spec, cap), evaluations=3000, **params).solution.extra
+    assert ("polish_share" in extra) is polished
