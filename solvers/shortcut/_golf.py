@@ -70,7 +70,7 @@ def moore_diameter(n: int, d: int) -> int:
 #: at m = 16 (3 of 3 seeds) and m = 32, never at m = 8 (0 of 2) or without symmetry (0 of 4, 120 s);
 #: (72, 4) meets its optimum at m = 4 and at m = 8 (3 of 3 seeds, within 13 s).
 #: Up to 64 vertices one word holds every source, so symmetry saves no BFS work there: it only shapes
-#: the search, and annealing ends such runs with a polish leg without symmetry (its ``swap_polish``).
+#: the search, and annealing ends such runs with a polish leg without symmetry (its ``_polishes``).
 #: Dense small graphs (Moore diameter below AUTO_SMALL_MIN_DIAMETER) take orbits of at least
 #: AUTO_SMALL_MIN_ORBIT vertices then; measured at 120 s, seeds 1-3, with the polish: (64, 8) m = 8
 #: 1.94048 / 1.92708 / 1.92708 (m = 4: 1.96429 in 3 of 3, prototype; no symmetry, the board before:

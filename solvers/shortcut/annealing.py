@@ -62,10 +62,10 @@ at q = cap - 1, or q^2 - 1 at q = cap with one closed neighbourhood cut out; q a
 first graph is that graph extended by edge splitting (``swap_start``, :mod:`solvers.shortcut._polarity`),
 and the schedule polishes it from ``swap_t1`` instead of melting it: on (1024, 32) that gives 2.0005
 against 2.20 from a random start (best known 1.998).
-With symmetry, ``swap_polish`` ends the run with a leg without it: the best symmetric graph, annealed
-on by unrestricted 2-opt swaps from :data:`POLISH_T0` down to ``swap_t1`` for the last
-:data:`POLISH_SHARE` of the run (``auto``: up to 64 vertices, where the symmetry saves no BFS work and
-small dense graphs take orbits of 8 vertices for it; (64, 8) went from 1.9666 to 1.9316, best known 1.927).
+Up to 64 vertices, where the symmetry saves no BFS work, a symmetric run ends with a *polish leg*
+without it: the best symmetric graph, annealed on by unrestricted 2-opt swaps from :data:`POLISH_T0`
+down to ``swap_t1`` for the last :data:`POLISH_SHARE` of the run (small dense graphs take orbits of 8
+vertices for it; (64, 8) went from 1.9666 to 1.9296, best known 1.927).
 ``swap_restart=random`` makes the ``restarts`` legs independent: each starts from a new random
 graph (same symmetry) and the best graph of all legs is returned; with small symmetric orbits,
 where a run settles within seconds, ten fresh legs beat one long schedule at 120 s (measured in
@@ -126,7 +126,7 @@ AUTO_FRESH_LEGS = 10
 #: (1344, 30) 3.5955 / 3.5981, (1726, 30), (1560, 40) and (3250, 57) by 0.2-0.4 %: at high degree a
 #: move costs more and a 30 s leg does not settle; below degree 12 the legs won or tied
 FRESH_LEGS_MAX_CAP = 16
-#: swap_polish: the share of the run given to the final leg without symmetry, and its start
+#: the polish leg (see _polishes): the share of the run given to the final leg without symmetry, and its start
 #: temperature (pair-distance units, cooling to swap_t1).  Measured on (64, 8) (prototype, one core):
 #: ten symmetric legs (m = 8) then a polish from 1.0 ended at 113 / 117 pairs at distance 3 (best
 #: known 109); polishing from 0.3 / 2.0 ended higher (seeds 1-4 means 118 / 133 against 111 at 1.0)
@@ -315,11 +315,6 @@ class Annealing(Solver):
                                       "symmetry and the degree cap is below 16 (then restarts=0 means 10 legs), "
                                       "else best",
                               choices=("auto", "best", "random"), tunable=False),
-        "swap_polish": Param("auto", "swap mode with symmetry: on: the last part of the run anneals the best "
-                                     "symmetric graph further without symmetry (every 2-opt swap allowed, from a "
-                                     "low temperature); off: never; auto: on up to 64 vertices, where one word "
-                                     "holds every BFS source, so symmetry shapes the search without saving work",
-                             choices=("auto", "on", "off"), tunable=False),
         "diameter_weight": Param(0.0, "swap mode, golf: extra energy per pair at the current diameter while it is "
                                       "above the Moore bound (0: the diameter only by the lexicographic rule)",
                                  low=0.0, high=4.0, minimum=0.0),
@@ -520,7 +515,7 @@ class Annealing(Solver):
             t0 = max(float(state.fvars[_golf.G.F_MAXDIFF]) / math.log(2.0), t1)
         t0 = max(t0, t1)
         mode, horizon = _schedule_clock(budget, report, int(cfg["moves"]))
-        polish_share = POLISH_SHARE if _polishes(str(cfg["swap_polish"]), g, problem.n) else 0.0
+        polish_share = POLISH_SHARE if _polishes(g, problem.n) else 0.0
         span = horizon * (1.0 - polish_share)  # the symmetric legs' part of the schedule
         polish_from = None  # the objective the polish leg started from
         t_start = report.elapsed()
@@ -603,11 +598,12 @@ class Annealing(Solver):
         return Solution(problem, state.best_shortcuts(), extra=stats)
 
 
-def _polishes(choice: str, g: int, n: int) -> bool:
-    """Whether a swap-mode run with symmetry ``g`` ends with a polish leg without symmetry (``swap_polish``)."""
-    if g <= 1 or choice == "off":
-        return False
-    return choice == "on" or n <= _golf.AUTO_SMALL_N
+def _polishes(g: int, n: int) -> bool:
+    """Whether a swap-mode run with symmetry ``g`` on ``n`` vertices ends with a polish leg without
+    symmetry: up to AUTO_SMALL_N vertices, where one word holds every BFS source, so the symmetry
+    shapes the search without saving work.  (Not a parameter: a board's cells are keyed by every
+    parameter, and the leg changes nothing above that size.  symmetry=1 runs without either.)"""
+    return g > 1 and n <= _golf.AUTO_SMALL_N
 
 
 def _polarity_start(problem: ShortcutProblem, cfg: dict[str, Any], rng: np.random.Generator,

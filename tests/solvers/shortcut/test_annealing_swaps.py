@@ -333,7 +333,7 @@ def test_polish_leg_anneals_the_best_symmetric_graph_without_symmetry():
     from solvers.shortcut.annealing import POLISH_SHARE
 
     p = problem("empty:64", 4)
-    out = run(p, evaluations=30_000, symmetry=8, swap_polish="on")
+    out = run(p, evaluations=30_000, symmetry=8)
     extra = out.solution.extra
     assert extra["symmetry"] == 8 and extra["polish_share"] == POLISH_SHARE
     assert out.evaluations == 30_000 and extra["moves"] == 30_000
@@ -344,16 +344,15 @@ def test_polish_leg_anneals_the_best_symmetric_graph_without_symmetry():
     # the polish improved on the best symmetric graph, and what it returns has lost the symmetry
     assert ev.objective < extra["polish_from"]
     assert edge_set((out.solution.shortcuts + 8) % 64) != edge_set(out.solution.shortcuts)
-    again = run(p, evaluations=30_000, symmetry=8, swap_polish="on")
+    again = run(p, evaluations=30_000, symmetry=8)
     assert edge_set(again.solution.shortcuts) == edge_set(out.solution.shortcuts)
 
 
 @pytest.mark.parametrize("spec, cap, params, polished", [
-    ("empty:64", 4, {"symmetry": 8}, True),  # auto: up to 64 vertices
-    ("empty:64", 4, {"symmetry": 8, "swap_polish": "off"}, False),
-    ("empty:64", 4, {"symmetry": 1, "swap_polish": "on"}, False),  # nothing to polish away
-    ("empty:128", 4, {"symmetry": 8}, False),  # auto: one word no longer holds every source
-    ("empty:128", 4, {"symmetry": 8, "swap_polish": "on"}, True),
+    ("empty:64", 4, {"symmetry": 8}, True),  # up to 64 vertices
+    ("empty:64", 4, {}, True),  # the automatic symmetry: orbits of 8 vertices
+    ("empty:64", 4, {"symmetry": 1}, False),  # nothing to polish away
+    ("empty:128", 4, {"symmetry": 8}, False),  # one word no longer holds every source
 ])
 def test_when_the_polish_leg_runs(spec, cap, params, polished):
     extra = run(problem(spec, cap), evaluations=3000, **params).solution.extra
