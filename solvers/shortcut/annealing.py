@@ -137,7 +137,7 @@ POLISH_T0 = 1.0
 def _swap_legs(swap_restart: str, restarts: int, symmetry: int, cap: int) -> tuple[bool, int]:
     """(fresh legs?, number of legs) of a swap-mode schedule.  With small symmetric orbits a leg
     settles within seconds and its end depends mostly on the basin it falls into, so ``auto`` runs
-    independent legs there; without symmetry ((64, 8), (64, 4)) or from degree cap
+    independent legs there; without symmetry (measured on (64, 8) and (64, 4) unsymmetric) or from degree cap
     :data:`FRESH_LEGS_MAX_CAP` up one long schedule does better."""
     auto_fresh = swap_restart == "auto" and symmetry > 1 and cap < FRESH_LEGS_MAX_CAP
     if auto_fresh and restarts == 0:
