@@ -176,7 +176,7 @@ class SwapState:
         self.rbase = base_deg[:m].copy()
         self.rdeg = np.full(m, cap, np.int64)
         if start is not None:
-            if g != 1 or start.shape != (n, width) or not np.array_equal(start[:, :width][self.radj >= 0],
+            if g != 1 or start.shape != (n, width) or not np.array_equal(start[self.radj >= 0],
                                                                          self.radj[self.radj >= 0]):
                 raise ValueError("a start graph needs symmetry 1 and an (n, cap) table listing each vertex's "
                                  "base neighbours first (see neighbour_table)")

@@ -65,7 +65,7 @@ against 2.20 from a random start (best known 1.998).
 Up to 64 vertices, where the symmetry saves no BFS work, a symmetric run ends with a *polish leg*
 without it: the best symmetric graph, annealed on by unrestricted 2-opt swaps from :data:`POLISH_T0`
 down to ``swap_t1`` for the last :data:`POLISH_SHARE` of the run (small dense graphs take orbits of 8
-vertices for it; (64, 8) went from 1.9666 to 1.9296, best known 1.927).
+vertices for it; on the graph golf board (64, 8) went from 1.9666 to 1.9277, best known 1.927).
 ``swap_restart=random`` makes the ``restarts`` legs independent: each starts from a new random
 graph (same symmetry) and the best graph of all legs is returned; with small symmetric orbits,
 where a run settles within seconds, ten fresh legs beat one long schedule at 120 s (measured in
@@ -536,45 +536,37 @@ class Annealing(Solver):
                                         start=_golf.neighbour_table(problem, edges))
                 chunk = 1
             if polish_from is not None:
+                hot = max(POLISH_T0, t1)
                 local = (frac * horizon - span) / (horizon - span)
-                if mode == "time":
-                    want, dfrac = chunk, 0.0
-                else:
-                    want = max(1, min(EVAL_CHUNK, horizon - run_total, allowance()))
-                    dfrac = 1.0 / (horizon - span)
-                began = time.perf_counter()
-                done = state.run(want, max(POLISH_T0, t1), t1, local, dfrac, kernel_rng)
-                run_total += done
-                counted(done)
-                if done < want:
-                    break
-                if mode == "time":
-                    chunk = _next_chunk(done, time.perf_counter() - began, report)
-                continue
-            frac = frac * horizon / span
-            this_leg = min(int(frac * legs), legs - 1)
-            if this_leg > leg:
-                leg = this_leg
-                if fresh_legs:
-                    kept = _keep_better(state, kept)
-                    try:
-                        fresh = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight)
-                        carried += state.stats
-                        state = fresh
-                        fresh_started += 1
-                    except _golf.FillFailed:
-                        state.reload_best()  # no new fill was found: this leg reheats instead
-                else:
-                    state.reload_best()
-            local = frac * legs - leg
+                leg_end = stage_end = horizon
+                per_eval = 1.0 / (horizon - span)
+            else:
+                frac = frac * horizon / span
+                this_leg = min(int(frac * legs), legs - 1)
+                if this_leg > leg:
+                    leg = this_leg
+                    if fresh_legs:
+                        kept = _keep_better(state, kept)
+                        try:
+                            fresh = _golf.SwapState(problem, g, kernel_rng, diameter_weight=weight)
+                            carried += state.stats
+                            state = fresh
+                            fresh_started += 1
+                        except _golf.FillFailed:
+                            state.reload_best()  # no new fill was found: this leg reheats instead
+                    else:
+                        state.reload_best()
+                hot = t0
+                local = frac * legs - leg
+                leg_end, stage_end = math.ceil((leg + 1) * span / legs), math.ceil(span)
+                per_eval = legs / span
             if mode == "time":
                 want, dfrac = chunk, 0.0
             else:
-                to_leg_end = math.ceil((leg + 1) * span / legs) - run_total
-                want = max(1, min(EVAL_CHUNK, to_leg_end, math.ceil(span) - run_total, allowance()))
-                dfrac = legs / span
+                want = max(1, min(EVAL_CHUNK, leg_end - run_total, stage_end - run_total, allowance()))
+                dfrac = per_eval
             began = time.perf_counter()
-            done = state.run(want, t0, t1, local, dfrac, kernel_rng)
+            done = state.run(want, hot, t1, local, dfrac, kernel_rng)
             run_total += done
             counted(done)
             if done < want:
@@ -590,9 +582,8 @@ class Annealing(Solver):
                      final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal(),
                      # legs begun (a short leg can be skipped over entirely)
                      legs=fresh_started if fresh_legs else leg + 1, leg_start="random" if fresh_legs else "best")
-        if polish_from is not None:  # (its first graph was the best symmetric one: its best is at least as good)
-            return Solution(problem, state.best_shortcuts(), extra=stats)
-        if fresh_legs:
+        # (a polish leg began from the best symmetric graph: its own best is at least as good)
+        if fresh_legs and polish_from is None:
             _, slots, radj = _keep_better(state, kept)
             return Solution(problem, _golf.orbit_edges(state.n, state.g, slots, radj), extra=stats)
         return Solution(problem, state.best_shortcuts(), extra=stats)
