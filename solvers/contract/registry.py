@@ -49,6 +49,7 @@ SHIPPED = frozenset({
     "solvers.shortcut.edgecut:EdgeCutFull",
     "solvers.shortcut.edgecut:EdgeCutLite",
     "solvers.shortcut.equality_ga:EqualityGA",
+    "solvers.shortcut.lift_tabu:LiftTabu",
     "solvers.shortcut.milp:Milp",
     "solvers.shortcut.random_matching:RandomMatching",
     "solvers.shortcut.random_shortcuts:RandomShortcuts",

@@ -1,0 +1,358 @@
+"""Compiled kernels of the ``lift-tabu`` solver: cyclic lifts evaluated by voltage masks, and the
+resumable tabu scan over them.
+
+A cyclic lift of order g (g <= 64) of an m-vertex quotient multigraph is the n = m g vertex graph with
+vertex r + m i for representative r and voltage i; a quotient edge (a, b, t) stands for the g edges
+(a + m i, b + m ((i + t) mod g)).  The graph is invariant under v -> v + m, so the distances from the m
+representatives give every distance.  From one representative, the set of voltages reached at each
+quotient vertex is one g-bit word, and a BFS level is one rotate-and-or per arc: m d words per level
+where a BFS of the lift touches n d adjacency entries.
+
+The tabu state lives in arrays so that a scan stopped by the evaluation budget resumes at the next
+candidate: the sequence of evaluations does not depend on how the run is cut into kernel calls.
+"""
+from __future__ import annotations
+
+from harness import _threading  # noqa: F401  (threading defaults before numba)
+
+# isort: split
+
+import numba as nb
+import numpy as np
+
+from harness.engine.bitops import popcount64
+from solvers.shortcut._annealing_kernel import rng_below
+
+OBJ_CODES = {"aspl": 0, "diameter": 1, "golf": 2, "ad": 3}
+
+# int64 state scalars
+(I_STEP, I_SCAN, I_SWAPS, I_MOVE, I_WALK, I_RESTARTS, I_BEST_STEP, I_CUR_LOST, I_BEST_LOST, I_BEST_ECC,
+ I_BEST_FAR) = range(11)
+N_IVARS = 11
+# float64 state scalars: current energy, the walk's best energy, the best move of the open scan (energy
+# and tie-break hash), the best graph's objective value and distance sum
+F_CUR_E, F_WALK_E, F_MOVE_E, F_MOVE_H, F_BEST_VAL, F_BEST_S = range(6)
+N_FVARS = 6
+# measure() results
+M_S, M_FAR, M_ECC, M_LOST = range(4)
+
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@nb.njit(cache=True, inline="always")
+def _rot(x, t, g, full):
+    """Rotate the g-bit word x up by t (0 <= t < g)."""
+    if t == 0:
+        return x
+    return ((x << np.uint64(t)) | (x >> np.uint64(g - t))) & full
+
+
+@nb.njit(cache=True)
+def measure(ea, eb, et, m, g, far_level, wf, limit, src_lb, reach, front, new, out):
+    """Energy ``wf x far + S`` of the lift, or +inf as soon as it must exceed ``limit``.
+
+    ``S`` sums the distances from the m representatives (an unreachable vertex counts n), ``far`` counts
+    those at distance >= far_level (unreachable ones too).  ``out`` gets the true distance sum, far,
+    eccentricity and unreachable count; ``src_lb`` bounds one representative's sum from below.
+    """
+    n = m * g
+    full = np.uint64(0xFFFFFFFFFFFFFFFF) if g == 64 else (np.uint64(1) << np.uint64(g)) - np.uint64(1)
+    ne = ea.shape[0]
+    s_true = 0
+    far = 0
+    ecc = 0
+    lost = 0
+    for r in range(m):
+        for v in range(m):
+            reach[v] = 0
+            front[v] = 0
+        reach[r] = 1
+        front[r] = 1
+        total = 1
+        lev = 0
+        while total < n:
+            lev += 1
+            for v in range(m):
+                new[v] = 0
+            for k in range(ne):
+                a = ea[k]
+                b = eb[k]
+                t = et[k]
+                new[b] |= _rot(front[a], t, g, full)
+                new[a] |= _rot(front[b], g - t if t else 0, g, full)  # no modulo: this is the hot loop
+            got = 0
+            for v in range(m):
+                x = new[v] & ~reach[v]
+                front[v] = x
+                reach[v] |= x
+                got += popcount64(x)
+            if got == 0:  # the rest is unreachable
+                lost += n - total
+                far += n - total
+                lev -= 1
+                break
+            total += got
+            s_true += lev * got
+            if lev >= far_level:
+                far += got
+        if lev > ecc:
+            ecc = lev
+        if wf * far + s_true + lost * n + (m - 1 - r) * src_lb > limit:
+            return np.inf
+    out[M_S] = s_true
+    out[M_FAR] = far
+    out[M_ECC] = ecc
+    out[M_LOST] = lost
+    return wf * far + s_true + lost * n
+
+
+@nb.njit(cache=True)
+def objective(obj, m, n, s_true, ecc, lost):
+    """The problem's objective of a measured lift (+inf when disconnected)."""
+    if lost > 0:
+        return np.inf
+    aspl = s_true / (m * (n - 1.0))
+    if obj == 0:
+        return aspl
+    if obj == 1:
+        return float(ecc)
+    if obj == 2:
+        return ecc + aspl / (ecc + 1.0)
+    return aspl * ecc
+
+
+@nb.njit(cache=True)
+def edge_ok(ea, eb, et, g, k):
+    """Quotient edge k lifts to g distinct new edges: no loop, no edge twice (nor one of the others)."""
+    a = ea[k]
+    b = eb[k]
+    t = et[k]
+    if a == b and (2 * t) % g == 0:
+        return False
+    for j in range(ea.shape[0]):
+        if j == k:
+            continue
+        if ea[j] == a and eb[j] == b and et[j] == t:
+            return False
+        if ea[j] == b and eb[j] == a and (et[j] + t) % g == 0:
+            return False
+    return True
+
+
+@nb.njit(cache=True, inline="always")
+def _swap(ea, eb, k, l, o):
+    """2-opt on quotient edges k = (a, b), l = (c, d): o = 0 gives (a, d), (c, b); o = 1 gives (a, c), (b, d).
+    Voltages stay; applying it twice restores both edges."""
+    if o == 0:
+        tmp = eb[k]
+        eb[k] = eb[l]
+        eb[l] = tmp
+    else:
+        tmp = eb[k]
+        eb[k] = ea[l]
+        ea[l] = tmp
+
+
+@nb.njit(cache=True)
+def random_quotient(rng, ea, eb, et, nfixed, free, g, rounds):
+    """Pair the free ports (``free[r]`` of representative r) at random with random voltages, into
+    edges nfixed.. of the quotient, then repair each invalid edge by 2-opt swaps with random edges
+    (new voltages for both); False when ``rounds`` passes leave an invalid edge."""
+    ne = ea.shape[0]
+    nfree = ne - nfixed
+    ports = np.empty(2 * nfree, np.int64)
+    p = 0
+    for r in range(free.shape[0]):
+        for _ in range(free[r]):
+            ports[p] = r
+            p += 1
+    for i in range(p - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        ports[i], ports[j] = ports[j], ports[i]
+    for k in range(nfixed, ne):
+        ea[k] = ports[2 * (k - nfixed)]
+        eb[k] = ports[2 * (k - nfixed) + 1]
+        et[k] = rng_below(rng, g)
+    for _ in range(rounds):
+        clean = True
+        for k in range(nfixed, ne):
+            tries = 0
+            while not edge_ok(ea, eb, et, g, k) and tries < 100:
+                clean = False
+                tries += 1
+                l = nfixed + rng_below(rng, nfree)
+                if l != k:
+                    _swap(ea, eb, k, l, rng_below(rng, 2))
+                et[k] = rng_below(rng, g)
+                et[l] = rng_below(rng, g)
+        if clean:
+            return True
+    return False
+
+
+@nb.njit(cache=True, inline="always")
+def _hash(seed, step, pos):
+    """Tie-break between equally good moves, drawn from no random stream (a scan can resume)."""
+    z = seed ^ (np.uint64(step) * _MIX1) ^ (np.uint64(pos) * _MIX2)
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True)
+def _start_walk(rng, ea, eb, et, nfixed, free, m, g, far_level, wf, src_lb, until, ivars, fvars, reach, front,
+                new, out):
+    """A fresh random quotient for a new walk; returns False when none was found."""
+    if not random_quotient(rng, ea, eb, et, nfixed, free, g, 100):
+        return False
+    until[:] = 0
+    e = measure(ea, eb, et, m, g, far_level, wf, np.inf, src_lb, reach, front, new, out)
+    fvars[F_CUR_E] = e
+    fvars[F_WALK_E] = e
+    ivars[I_CUR_LOST] = out[M_LOST]
+    ivars[I_WALK] = 0
+    ivars[I_SCAN] = 0
+    ivars[I_SWAPS] = -1
+    return True
+
+
+@nb.njit(cache=True)
+def _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars):
+    """Record the current lift when it beats the best one: (unreachable pairs, objective, distance sum)."""
+    n = m * g
+    lost = out[M_LOST]
+    val = objective(obj, m, n, out[M_S], out[M_ECC], lost)
+    better = (lost < ivars[I_BEST_LOST] or (lost == ivars[I_BEST_LOST] and (
+        val < fvars[F_BEST_VAL] or (val == fvars[F_BEST_VAL] and out[M_S] < fvars[F_BEST_S]))))
+    if better:
+        best_ea[:] = ea
+        best_eb[:] = eb
+        best_et[:] = et
+        ivars[I_BEST_LOST] = lost
+        ivars[I_BEST_ECC] = out[M_ECC]
+        ivars[I_BEST_FAR] = out[M_FAR]
+        ivars[I_BEST_STEP] = ivars[I_STEP]
+        fvars[F_BEST_VAL] = val
+        fvars[F_BEST_S] = out[M_S]
+    return better
+
+
+@nb.njit(cache=True)
+def start(rng, ea, eb, et, nfixed, free, obj, m, g, far_level, wf, src_lb, until, ivars, fvars, best_ea, best_eb,
+          best_et, reach, front, new, out):
+    """The first walk's random quotient, measured and kept as the best; False when none was found."""
+    if not _start_walk(rng, ea, eb, et, nfixed, free, m, g, far_level, wf, src_lb, until, ivars, fvars, reach,
+                       front, new, out):
+        return False
+    ivars[I_BEST_LOST] = np.iinfo(np.int64).max
+    _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars)
+    return True
+
+
+@nb.njit(cache=True)
+def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, pair_l, obj, m, g, far_level, wf,
+        src_lb, tenure, swap_share, walk_steps, until, ivars, fvars, best_ea, best_eb, best_et, reach, front, new,
+        out):
+    """Tabu steps until ``max_steps`` more steps are done or ``max_evals`` evaluations are spent.
+
+    A step scans every single-voltage change of a free quotient edge and, in a share ``swap_share`` of
+    the steps, every 2-opt swap of two free edges; it takes the best non-tabu move (a tabu one only when
+    it beats the walk's best energy), ties broken by a hash, and makes the moved edges tabu for
+    ``tenure`` to ``tenure + 2`` steps.  ``walk_steps`` steps after the run's last new best, the walk
+    restarts from a fresh random quotient (0: never): graphs at a lower diameter turn up while a walk
+    descends, not once it has settled (docs/graphgolf.md).  Returns (evaluations, steps done).
+    """
+    ne = ea.shape[0]
+    nfree = ne - nfixed
+    n_volt = nfree * g
+    evals = 0
+    steps = 0
+    while steps < max_steps:
+        step = ivars[I_STEP]
+        if ivars[I_SWAPS] < 0:  # a new step (a resumed scan keeps its draw)
+            # one voltage per edge (g = 1) leaves only swaps to move
+            draw = rng_below(rng, 1_000_000) < swap_share * 1_000_000
+            ivars[I_SWAPS] = 1 if pair_k.shape[0] > 0 and (g == 1 or draw) else 0
+            ivars[I_MOVE] = -1
+            fvars[F_MOVE_E] = np.inf
+            fvars[F_MOVE_H] = 0.0
+        n_cand = n_volt + (2 * pair_k.shape[0] if ivars[I_SWAPS] else 0)
+        while ivars[I_SCAN] < n_cand:
+            if evals >= max_evals:
+                return evals, steps
+            pos = ivars[I_SCAN]
+            ivars[I_SCAN] = pos + 1
+            if pos < n_volt:
+                k = nfixed + pos // g
+                v = pos % g
+                old = et[k]
+                if v == old:
+                    continue
+                et[k] = v
+                ok = edge_ok(ea, eb, et, g, k)
+                tabu = until[k] > step
+                l = -1
+            else:
+                q = (pos - n_volt) // 2
+                o = (pos - n_volt) % 2
+                k = nfixed + pair_k[q]
+                l = nfixed + pair_l[q]
+                _swap(ea, eb, k, l, o)
+                ok = edge_ok(ea, eb, et, g, k) and edge_ok(ea, eb, et, g, l)
+                tabu = until[k] > step or until[l] > step
+            e = np.inf
+            if ok:
+                limit = fvars[F_MOVE_E]
+                if tabu:
+                    limit = min(limit, fvars[F_WALK_E])
+                e = measure(ea, eb, et, m, g, far_level, wf, limit, src_lb, reach, front, new, out)
+                evals += 1
+                if tabu and e >= fvars[F_WALK_E]:
+                    e = np.inf  # a tabu move only when it beats the walk's best (aspiration)
+            if l < 0:
+                et[k] = old
+            else:
+                _swap(ea, eb, k, l, o)
+            if e < np.inf:
+                h = float(_hash(seed_word, step, pos) >> np.uint64(11))
+                if e < fvars[F_MOVE_E] or (e == fvars[F_MOVE_E] and h < fvars[F_MOVE_H]):
+                    fvars[F_MOVE_E] = e
+                    fvars[F_MOVE_H] = h
+                    ivars[I_MOVE] = pos
+        # the scan is complete: take its move
+        pos = ivars[I_MOVE]
+        ivars[I_SCAN] = 0
+        ivars[I_SWAPS] = -1
+        ivars[I_STEP] = step + 1
+        steps += 1
+        if pos < 0:
+            continue  # every move tabu or invalid: the tabu list ages by one step
+        hold = tenure + rng_below(rng, 3)
+        if pos < n_volt:
+            k = nfixed + pos // g
+            et[k] = pos % g
+            until[k] = step + 1 + hold
+        else:
+            q = (pos - n_volt) // 2
+            k = nfixed + pair_k[q]
+            l = nfixed + pair_l[q]
+            _swap(ea, eb, k, l, (pos - n_volt) % 2)
+            until[k] = step + 1 + hold
+            until[l] = step + 1 + hold
+        e = measure(ea, eb, et, m, g, far_level, wf, np.inf, src_lb, reach, front, new, out)
+        fvars[F_CUR_E] = e
+        ivars[I_CUR_LOST] = out[M_LOST]
+        if _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars):
+            ivars[I_WALK] = 0  # a walk lasts walk_steps past its last new best of the run
+        if e < fvars[F_WALK_E]:
+            fvars[F_WALK_E] = e
+        ivars[I_WALK] += 1
+        if walk_steps > 0 and ivars[I_WALK] >= walk_steps:
+            if _start_walk(rng, ea, eb, et, nfixed, free, m, g, far_level, wf, src_lb, until, ivars, fvars, reach,
+                           front, new, out):
+                ivars[I_RESTARTS] += 1
+                _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars)
+            else:
+                ivars[I_WALK] = 0
+    return evals, steps
