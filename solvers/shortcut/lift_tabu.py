@@ -136,7 +136,7 @@ class LiftTabu(Solver):
                              "0 = the largest order leaving at least 8 representatives", minimum=0,
                           maximum=MAX_ORDER, tunable=False),
         "tenure": Param(4, "steps a moved edge stays tabu (plus 0-2 at random)", low=1, high=20, minimum=0),
-        "far_weight": Param(3.0, "energy weight of a distance beyond the Moore bound's diameter",
+        "far_weight": Param(2.0, "energy weight of a distance beyond the Moore bound's diameter",
                             low=0.0, high=20.0, minimum=0.0),
         "swap_share": Param(0.1, "share of the steps that also scan every 2-opt swap of two quotient edges",
                             low=0.0, high=1.0, minimum=0.0, maximum=1.0),
