@@ -61,9 +61,7 @@ import numpy as np
 
 from harness.engine.bitops import popcount64
 from harness.engine.bitparallel import _ALL, expand, expand_complete, seed_sources
-from solvers.shortcut._annealing_kernel import _better, energy, rng_below, rng_unit
-
-OBJ_CODES = {"aspl": 0, "diameter": 1, "golf": 2, "ad": 3}
+from solvers.shortcut._annealing_kernel import OBJ_CODES, _better, energy, rng_below, rng_unit
 
 # int64 state scalars (I_LV_VALID: whether the incremental evaluation's stored levels describe the
 # current graph: 1 yes, 0 stale, -1 not storable until the state changes)

@@ -21,9 +21,7 @@ import numba as nb
 import numpy as np
 
 from harness.engine.bitops import popcount64
-from solvers.shortcut._annealing_kernel import rng_below
-
-OBJ_CODES = {"aspl": 0, "diameter": 1, "golf": 2, "ad": 3}
+from solvers.shortcut._annealing_kernel import OBJ_CODES, rng_below
 
 # int64 state scalars
 (I_STEP, I_SCAN, I_SWAPS, I_MOVE, I_WALK, I_RESTARTS, I_BEST_STEP, I_CUR_LOST, I_BEST_LOST, I_BEST_ECC,

@@ -135,15 +135,16 @@ class LiftTabu(Solver):
         "symmetry": Param(0, "lift order g (n = m g, g <= 64): the graph is invariant under v -> v + n/g; "
                              "0 = the largest order leaving at least 8 representatives", minimum=0,
                           maximum=MAX_ORDER, tunable=False),
-        "tenure": Param(4, "steps a moved edge stays tabu (plus 0-2 at random)", low=1, high=20, minimum=0),
+        "tenure": Param(4, "steps a moved edge stays tabu (plus 0-2 at random)", low=1, high=20, minimum=0,
+                        maximum=10**6),
         "far_weight": Param(2.0, "energy weight of a distance beyond the Moore bound's diameter",
-                            low=0.0, high=20.0, minimum=0.0),
+                            low=0.0, high=20.0, minimum=0.0, maximum=1e6),
         "swap_share": Param(0.1, "share of the steps that also scan every 2-opt swap of two quotient edges",
                             low=0.0, high=1.0, minimum=0.0, maximum=1.0),
         "walk_steps": Param(3000, "steps without a new best of the run before the next walk starts from a "
                                   "new random quotient (0: one walk)",
-                            low=500, high=20000, log=True, minimum=0, also=(0,)),
-        "steps": Param(200000, "most tabu steps of a run", minimum=1, tunable=False),
+                            low=500, high=20000, log=True, minimum=0, maximum=10**9, also=(0,)),
+        "steps": Param(200000, "most tabu steps of a run", minimum=1, maximum=10**12, tunable=False),
     }
 
     def plan(self, problem: ShortcutProblem) -> LiftPlan:

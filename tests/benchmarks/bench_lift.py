@@ -18,37 +18,24 @@ CPU seconds of this process, best of 3.  The ratios are lift-tabu's rates over a
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
 import solvers
-from harness.graphs.topologies import parse_spec
 from harness.problems.shortcut.problem import ShortcutProblem
 from solvers.contract.budget import Budget
 from solvers.contract.execution import execute
 from solvers.shortcut import _lift_kernel as K
 from solvers.shortcut.lift_tabu import auto_order
 
-
-def _problem(n: int, d: int) -> ShortcutProblem:
-    return ShortcutProblem(parse_spec(f"empty:{n}"), d, n * d // 2, "golf", base_spec=f"empty:{n}")
-
-
-def _best_rate(fn, rounds: int = 3) -> float:
-    fn()  # compile / warm caches
-    best = 0.0
-    for _ in range(rounds):
-        t = time.process_time()
-        count = fn()
-        best = max(best, count / max(time.process_time() - t, 1e-9))
-    return best
+# run as a script, this directory is on the path: the shared problem and timing helpers
+from bench_golf_eval import _problem, _rate  # isort: skip
 
 
 def _solver_rate(name: str, problem: ShortcutProblem, evals: int, **params) -> float:
     def run() -> int:
         return execute(solvers.create(name, **params), problem, seed=1, budget=Budget(evaluations=evals)).evaluations
-    return _best_rate(run)
+    return _rate(run)
 
 
 def _measure_rate(n: int, d: int, g: int, calls: int) -> float:
@@ -62,7 +49,7 @@ def _measure_rate(n: int, d: int, g: int, calls: int) -> float:
         for _ in range(calls):
             K.measure(*edges, m, g, n, 0.0, np.inf, 0, *work)
         return calls
-    return _best_rate(run)
+    return _rate(run)
 
 
 def main() -> None:
