@@ -121,12 +121,13 @@ def objective(obj, m, n, s_true, ecc, lost):
 
 
 @nb.njit(cache=True)
-def edge_ok(ea, eb, et, g, k):
-    """Quotient edge k lifts to g distinct new edges: no loop, no edge twice (nor one of the others)."""
+def edge_ok(ea, eb, et, g, loops, k):
+    """Quotient edge k lifts to g distinct new edges: no loop, no edge twice (nor one of the others); with
+    ``loops`` False, not a quotient loop (an edge inside one orbit) at all."""
     a = ea[k]
     b = eb[k]
     t = et[k]
-    if a == b and (2 * t) % g == 0:
+    if a == b and (not loops or (2 * t) % g == 0):
         return False
     for j in range(ea.shape[0]):
         if j == k:
@@ -153,7 +154,7 @@ def _swap(ea, eb, k, l, o):
 
 
 @nb.njit(cache=True)
-def random_quotient(rng, ea, eb, et, nfixed, free, g, rounds):
+def random_quotient(rng, ea, eb, et, nfixed, free, g, loops, rounds):
     """Pair the free ports (``free[r]`` of representative r) at random with random voltages, into
     edges nfixed.. of the quotient, then repair each invalid edge by 2-opt swaps with random edges
     (new voltages for both); False when ``rounds`` passes leave an invalid edge."""
@@ -176,7 +177,7 @@ def random_quotient(rng, ea, eb, et, nfixed, free, g, rounds):
         clean = True
         for k in range(nfixed, ne):
             tries = 0
-            while not edge_ok(ea, eb, et, g, k) and tries < 100:
+            while not edge_ok(ea, eb, et, g, loops, k) and tries < 100:
                 clean = False
                 tries += 1
                 l = nfixed + rng_below(rng, nfree)
@@ -199,11 +200,65 @@ def _hash(seed, step, pos):
 
 
 @nb.njit(cache=True)
-def _start_walk(rng, ea, eb, et, nfixed, free, m, g, far_level, wf, src_lb, until, ivars, fvars, reach, front,
-                new, out):
-    """A fresh random quotient for a new walk; returns False when none was found."""
-    if not random_quotient(rng, ea, eb, et, nfixed, free, g, 100):
+def coverage_spread(ea, eb, m, length):
+    """Variance, over ordered pairs (s, v) of quotient vertices, of the number of non-backtracking walks of
+    at most ``length`` arcs from s to v (the empty walk included).  Each such walk reaches one voltage of
+    v's orbit, so a quotient whose walks spread evenly can cover every orbit by that distance."""
+    ne = ea.shape[0]
+    na = 2 * ne
+    tail = np.empty(na, np.int64)
+    head = np.empty(na, np.int64)
+    for k in range(ne):  # arc 2k runs a -> b, arc 2k + 1 back (its reverse is arc ^ 1)
+        tail[2 * k] = ea[k]
+        head[2 * k] = eb[k]
+        tail[2 * k + 1] = eb[k]
+        head[2 * k + 1] = ea[k]
+    cov = np.zeros((m, m))
+    ends = np.zeros((m, na))  # walks from s whose last arc is i
+    into = np.zeros((m, m))  # walks from s ending at v
+    for s in range(m):
+        cov[s, s] = 1.0
+        for i in range(na):
+            if tail[i] == s:
+                ends[s, i] = 1.0
+    for step in range(length):
+        into[:] = 0.0
+        for s in range(m):
+            for i in range(na):
+                into[s, head[i]] += ends[s, i]
+        cov += into
+        if step + 1 == length:
+            break
+        nxt = np.empty((m, na))
+        for s in range(m):
+            for j in range(na):
+                nxt[s, j] = into[s, tail[j]] - ends[s, j ^ 1]  # every walk into tail(j) but j's own reverse
+        ends = nxt
+    mean = cov.sum() / (m * m)
+    return ((cov - mean) ** 2).sum() / (m * m)
+
+
+@nb.njit(cache=True)
+def _start_walk(rng, ea, eb, et, nfixed, free, m, g, loops, screen, far_level, wf, src_lb, until, ivars, fvars,
+                reach, front, new, out):
+    """A fresh random quotient for a new walk: the evenest (:func:`coverage_spread` up to the Moore diameter
+    minus one) of ``screen`` random ones; returns False when none was found."""
+    best = np.inf
+    keep = np.empty((3, ea.shape[0]), np.int64)
+    for _ in range(max(screen, 1)):
+        if not random_quotient(rng, ea, eb, et, nfixed, free, g, loops, 100):
+            continue
+        spread = coverage_spread(ea, eb, m, max(far_level - 2, 1)) if screen > 1 else 0.0
+        if spread < best:
+            best = spread
+            keep[0] = ea
+            keep[1] = eb
+            keep[2] = et
+    if best == np.inf:
         return False
+    ea[:] = keep[0]
+    eb[:] = keep[1]
+    et[:] = keep[2]
     until[:] = 0
     e = measure(ea, eb, et, m, g, far_level, wf, np.inf, src_lb, reach, front, new, out)
     fvars[F_CUR_E] = e
@@ -237,11 +292,11 @@ def _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, 
 
 
 @nb.njit(cache=True)
-def start(rng, ea, eb, et, nfixed, free, obj, m, g, far_level, wf, src_lb, until, ivars, fvars, best_ea, best_eb,
-          best_et, reach, front, new, out):
+def start(rng, ea, eb, et, nfixed, free, obj, m, g, loops, screen, far_level, wf, src_lb, until, ivars, fvars, best_ea,
+          best_eb, best_et, reach, front, new, out):
     """The first walk's random quotient, measured and kept as the best; False when none was found."""
-    if not _start_walk(rng, ea, eb, et, nfixed, free, m, g, far_level, wf, src_lb, until, ivars, fvars, reach,
-                       front, new, out):
+    if not _start_walk(rng, ea, eb, et, nfixed, free, m, g, loops, screen, far_level, wf, src_lb, until, ivars, fvars,
+                       reach, front, new, out):
         return False
     ivars[I_BEST_LOST] = np.iinfo(np.int64).max
     _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars)
@@ -249,17 +304,17 @@ def start(rng, ea, eb, et, nfixed, free, obj, m, g, far_level, wf, src_lb, until
 
 
 @nb.njit(cache=True)
-def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, pair_l, obj, m, g, far_level, wf,
-        src_lb, tenure, swap_share, walk_steps, until, ivars, fvars, best_ea, best_eb, best_et, reach, front, new,
-        out):
+def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, pair_l, obj, m, g, loops, screen,
+        far_level, wf, src_lb, tenure, swap_share, walk_steps, until, ivars, fvars, best_ea, best_eb, best_et, reach,
+        front, new, out):
     """Tabu steps until ``max_steps`` more steps are done or ``max_evals`` evaluations are spent.
 
     A step scans every single-voltage change of a free quotient edge and, in a share ``swap_share`` of
     the steps, every 2-opt swap of two free edges; it takes the best non-tabu move (a tabu one only when
     it beats the walk's best energy), ties broken by a hash, and makes the moved edges tabu for
-    ``tenure`` to ``tenure + 2`` steps.  ``walk_steps`` steps after the run's last new best, the walk
-    restarts from a fresh random quotient (0: never): graphs at a lower diameter turn up while a walk
-    descends, not once it has settled (docs/graphgolf.md).  Returns (evaluations, steps done).
+    ``tenure`` to ``tenure + 2`` steps.  Every ``walk_steps`` steps (0: never) a new walk starts from
+    fresh random voltages on the evenest of ``screen`` random quotients: on (512, 4), diameter-6 lifts
+    turn up early in walks on even quotients (docs/graphgolf.md).  Returns (evaluations, steps done).
     """
     ne = ea.shape[0]
     nfree = ne - nfixed
@@ -288,7 +343,7 @@ def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, 
                 if v == old:
                     continue
                 et[k] = v
-                ok = edge_ok(ea, eb, et, g, k)
+                ok = edge_ok(ea, eb, et, g, loops, k)
                 tabu = until[k] > step
                 l = -1
             else:
@@ -297,7 +352,7 @@ def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, 
                 k = nfixed + pair_k[q]
                 l = nfixed + pair_l[q]
                 _swap(ea, eb, k, l, o)
-                ok = edge_ok(ea, eb, et, g, k) and edge_ok(ea, eb, et, g, l)
+                ok = edge_ok(ea, eb, et, g, loops, k) and edge_ok(ea, eb, et, g, loops, l)
                 tabu = until[k] > step or until[l] > step
             e = np.inf
             if ok:
@@ -341,14 +396,13 @@ def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, 
         e = measure(ea, eb, et, m, g, far_level, wf, np.inf, src_lb, reach, front, new, out)
         fvars[F_CUR_E] = e
         ivars[I_CUR_LOST] = out[M_LOST]
-        if _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars):
-            ivars[I_WALK] = 0  # a walk lasts walk_steps past its last new best of the run
+        _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars)
         if e < fvars[F_WALK_E]:
             fvars[F_WALK_E] = e
         ivars[I_WALK] += 1
         if walk_steps > 0 and ivars[I_WALK] >= walk_steps:
-            if _start_walk(rng, ea, eb, et, nfixed, free, m, g, far_level, wf, src_lb, until, ivars, fvars, reach,
-                           front, new, out):
+            if _start_walk(rng, ea, eb, et, nfixed, free, m, g, loops, screen, far_level, wf, src_lb, until, ivars,
+                           fvars, reach, front, new, out):
                 ivars[I_RESTARTS] += 1
                 _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars)
             else:

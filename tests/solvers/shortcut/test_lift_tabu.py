@@ -14,7 +14,7 @@ from harness.problems.shortcut.problem import ShortcutProblem
 from solvers.contract.budget import Budget
 from solvers.contract.execution import execute
 from solvers.shortcut import _lift_kernel as K
-from solvers.shortcut.lift_tabu import LiftPlan, LiftSearch, auto_order, lift_edges, quotient_edges
+from solvers.shortcut.lift_tabu import LiftPlan, LiftSearch, auto_order, lift_edges, quotient_edges, quotient_loops
 
 GRAPHGOLF = Path(__file__).parents[2] / "data" / "graphgolf"
 
@@ -37,7 +37,7 @@ def random_quotient(m: int, g: int, cap: int, seed: int) -> np.ndarray:
     ne = m * cap // 2
     edges = np.zeros((3, ne), np.int64)
     rng = np.random.default_rng(seed).integers(1, 2**62, size=4, dtype=np.uint64)
-    assert K.random_quotient(rng, *edges, 0, np.full(m, cap, np.int64), g, 1000)
+    assert K.random_quotient(rng, *edges, 0, np.full(m, cap, np.int64), g, True, 1000)
     return edges.T.copy()
 
 
@@ -135,6 +135,68 @@ def test_the_solution_is_regular_and_invariant_under_the_rotation():
     assert (out.solution.graph.degree == 5).all()
     edges = {tuple(e) for e in out.solution.shortcuts}
     assert {tuple(sorted(((u + 8) % 64, (v + 8) % 64))) for u, v in edges} == edges
+
+
+def test_quotient_loops_are_off_by_default_when_a_loop_free_quotient_exists():
+    assert not quotient_loops("auto", auto_order(problem("empty:512", 4)), 4)  # 8 representatives > 4
+    assert quotient_loops("auto", LiftPlan(problem("empty:64", 8), 8), 8)  # 8 representatives <= 8
+    assert quotient_loops("on", auto_order(problem("empty:512", 4)), 4)
+    assert not quotient_loops("off", LiftPlan(problem("empty:64", 8), 8), 8)
+    q = np.array([[0, 0, 3], [0, 1, 0]]).T.copy()
+    assert K.edge_ok(*q, 8, True, 0) and not K.edge_ok(*q, 8, False, 0) and K.edge_ok(*q, 8, False, 1)
+
+
+@pytest.mark.parametrize("loops, expect_loop", [("off", False), ("on", True)])
+def test_a_run_without_loops_never_visits_one(loops, expect_loop):
+    p = problem("empty:128", 4)
+    search = LiftSearch(p, LiftPlan(p, 16), dict(solvers.create("lift-tabu", loops=loops, walk_steps=20,
+                                                                swap_share=0.5).config), 3)
+    seen = False
+    for _ in range(150):
+        search.run(10**9, 1)
+        for edges in (search.edges, search.best):
+            seen |= bool((edges[0] == edges[1]).any())
+    assert search.ivars[K.I_RESTARTS] > 0
+    # with loops allowed, random quotients of 8 representatives x 4 ports have some (about 1.5 each)
+    assert seen == expect_loop
+
+
+def nonbacktracking_walks(ea, eb, m: int, length: int) -> np.ndarray:
+    """Walks of at most ``length`` arcs between quotient vertices that never take an edge straight back,
+    counted one by one."""
+    arcs = [(a, b, k) for k, (a, b) in enumerate(zip(ea, eb))] + [(b, a, k) for k, (a, b) in enumerate(zip(ea, eb))]
+    counts = np.eye(m)
+    stack = [(s, s, -1, 0) for s in range(m)]
+    while stack:
+        s, v, last, steps = stack.pop()
+        if steps == length:
+            continue
+        for i, (a, b, k) in enumerate(arcs):
+            if a == v and not (last >= 0 and arcs[last][2] == k and i != last):
+                counts[s, b] += 1
+                stack.append((s, b, i, steps + 1))
+    return counts
+
+
+@pytest.mark.parametrize("m, cap, length", [(8, 4, 5), (6, 3, 4), (5, 4, 3)])
+def test_coverage_spread_counts_the_nonbacktracking_walks(m, cap, length):
+    for seed in range(3):
+        q = random_quotient(m, 16, cap, seed)
+        counts = nonbacktracking_walks(q[:, 0], q[:, 1], m, length)
+        assert K.coverage_spread(q[:, 0].copy(), q[:, 1].copy(), m, length) == pytest.approx(counts.var())
+
+
+def test_screening_picks_evener_quotients():
+    p = problem("empty:512", 4)
+    plan = auto_order(p)
+
+    def first_spread(screen: int, seed: int) -> float:
+        search = LiftSearch(p, plan, dict(solvers.create("lift-tabu", screen=screen).config), seed)
+        return K.coverage_spread(search.edges[0], search.edges[1], plan.m, search.far_level - 2)
+
+    one = [first_spread(1, seed) for seed in range(12)]
+    best_of_16 = [first_spread(16, seed) for seed in range(12)]
+    assert np.median(best_of_16) < np.median(one) and max(best_of_16) <= np.percentile(one, 75)
 
 
 def test_auto_order_keeps_at_least_eight_representatives():
