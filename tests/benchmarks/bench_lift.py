@@ -42,7 +42,7 @@ def _measure_rate(n: int, d: int, g: int, calls: int) -> float:
     m = n // g
     edges = np.zeros((3, m * d // 2), np.int64)
     rng = np.random.default_rng(1).integers(1, 2**62, size=4, dtype=np.uint64)
-    K.random_quotient(rng, *edges, 0, np.full(m, d, np.int64), g, 1000)
+    K.random_quotient(rng, *edges, 0, np.full(m, d, np.int64), g, True, 1000)
     work = (np.zeros(m, np.uint64), np.zeros(m, np.uint64), np.zeros(m, np.uint64), np.zeros(4, np.int64))
 
     def run() -> int:
