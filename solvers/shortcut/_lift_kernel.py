@@ -34,6 +34,10 @@ N_FVARS = 6
 # measure() results
 M_S, M_FAR, M_ECC, M_LOST = range(4)
 
+#: the longest walks the quotient screen counts: the Moore diameter of a low degree is long (about n/2 at
+#: degree 2), and walks beyond a dozen arcs no longer tell quotients apart but cost m x arcs each
+SCREEN_MAX_ARCS = 12
+
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
@@ -242,13 +246,13 @@ def coverage_spread(ea, eb, m, length):
 def _start_walk(rng, ea, eb, et, nfixed, free, m, g, loops, screen, far_level, wf, src_lb, until, ivars, fvars,
                 reach, front, new, out):
     """A fresh random quotient for a new walk: the evenest (:func:`coverage_spread` up to the Moore diameter
-    minus one) of ``screen`` random ones; returns False when none was found."""
+    minus one, at most SCREEN_MAX_ARCS) of ``screen`` random ones; returns False when none was found."""
     best = np.inf
     keep = np.empty((3, ea.shape[0]), np.int64)
     for _ in range(max(screen, 1)):
         if not random_quotient(rng, ea, eb, et, nfixed, free, g, loops, 100):
             continue
-        spread = coverage_spread(ea, eb, m, max(far_level - 2, 1)) if screen > 1 else 0.0
+        spread = coverage_spread(ea, eb, m, min(max(far_level - 2, 1), SCREEN_MAX_ARCS)) if screen > 1 else 0.0
         if spread < best:
             best = spread
             keep[0] = ea

@@ -157,7 +157,7 @@ class LiftTabu(Solver):
                             low=100, high=20000, log=True, minimum=0, maximum=10**9, also=(0,)),
         "screen": Param(16, "random quotients drawn per walk; the walk takes the one whose non-backtracking "
                             "walks reach the quotient vertices most evenly (1: the first)",
-                        low=1, high=256, log=True, minimum=1, maximum=10000),
+                        low=1, high=256, log=True, minimum=1, maximum=256),
         "loops": Param("auto", "quotient loops (an edge between two vertices of one orbit, v and v + j n/g): on, "
                                "off, or auto: off when the quotient has more representatives than the degree cap",
                        choices=("auto", "on", "off"), tunable=False),
