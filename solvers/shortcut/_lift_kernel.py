@@ -238,8 +238,7 @@ def coverage_spread(ea, eb, m, length):
             for j in range(na):
                 nxt[s, j] = into[s, tail[j]] - ends[s, j ^ 1]  # every walk into tail(j) but j's own reverse
         ends = nxt
-    mean = cov.sum() / (m * m)
-    return ((cov - mean) ** 2).sum() / (m * m)
+    return cov.var()
 
 
 @nb.njit(cache=True)
@@ -292,7 +291,6 @@ def _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, 
         ivars[I_BEST_STEP] = ivars[I_STEP]
         fvars[F_BEST_VAL] = val
         fvars[F_BEST_S] = out[M_S]
-    return better
 
 
 @nb.njit(cache=True)
