@@ -6,7 +6,8 @@ vertex r + m i for representative r and voltage i; a quotient edge (a, b, t) sta
 (a + m i, b + m ((i + t) mod g)).  The graph is invariant under v -> v + m, so the distances from the m
 representatives give every distance.  From one representative, the set of voltages reached at each
 quotient vertex is one g-bit word, and a BFS level is one rotate-and-or per arc: m d words per level
-where a BFS of the lift touches n d adjacency entries.
+where a BFS of the lift touches n d adjacency entries.  LANES representatives are searched side by side,
+so that each rotate-and-or is one vector operation.
 
 The tabu state lives in arrays so that a scan stopped by the evaluation budget resumes at the next
 candidate: the sequence of evaluations does not depend on how the run is cut into kernel calls.
@@ -37,6 +38,8 @@ M_S, M_FAR, M_ECC, M_LOST = range(4)
 #: the longest walks the quotient screen counts: the Moore diameter of a low degree is long (about n/2 at
 #: degree 2), and walks beyond a dozen arcs no longer tell quotients apart but cost m x arcs each
 SCREEN_MAX_ARCS = 12
+#: representatives searched at once by :func:`measure` (one vector register of words)
+LANES = 8
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -50,63 +53,134 @@ def _rot(x, t, g, full):
     return ((x << np.uint64(t)) | (x >> np.uint64(g - t))) & full
 
 
+@nb.njit(cache=True, inline="always")
+def _spread(ea, eb, et, g, full, masked, front, new):
+    """One BFS level of LANES representatives at once: every arc (both directions of each quotient edge)
+    rotates the words of its tail into its head (``masked``: g < 64, rotations kept to g bits)."""
+    for k in range(ea.shape[0]):
+        a = ea[k] * LANES
+        b = eb[k] * LANES
+        t = et[k]
+        back = g - t if t > 0 else 0  # the reverse arc's voltage, without a modulo: this is the hot loop
+        # a rotation by s is (x << s) | (x >> ((g - s) & 63)): at s = 0 both halves are x (g = 64) or x, 0
+        up, up_wrap = np.uint64(t), np.uint64((g - t) & 63)
+        down, down_wrap = np.uint64(back), np.uint64((g - back) & 63)
+        if masked:
+            for r in range(LANES):
+                x = front[a + r]
+                new[b + r] |= ((x << up) | (x >> up_wrap)) & full
+            for r in range(LANES):
+                y = front[b + r]
+                new[a + r] |= ((y << down) | (y >> down_wrap)) & full
+        else:
+            for r in range(LANES):
+                x = front[a + r]
+                new[b + r] |= (x << up) | (x >> up_wrap)
+            for r in range(LANES):
+                y = front[b + r]
+                new[a + r] |= (y << down) | (y >> down_wrap)
+
+
 @nb.njit(cache=True)
-def measure(ea, eb, et, m, g, far_level, wf, limit, src_lb, reach, front, new, out):
+def measure(ea, eb, et, m, g, far_level, wf, limit, src_lb, dm1, reach, front, new, lanes, out):
     """Energy ``wf x far + S`` of the lift, or +inf as soon as it must exceed ``limit``.
 
     ``S`` sums the distances from the m representatives (an unreachable vertex counts n), ``far`` counts
     those at distance >= far_level (unreachable ones too).  ``out`` gets the true distance sum, far,
-    eccentricity and unreachable count; ``src_lb`` bounds one representative's sum from below.
+    eccentricity and unreachable count.
+
+    The representatives are searched LANES at a time, level by level (``reach``, ``front``, ``new``:
+    m x LANES words, quotient vertex major, so each arc's rotations are one vector operation;
+    ``lanes``: (4, LANES) counters).  After each level, the energy is bounded from below: a
+    representative's unreached vertices are at least one level further, and those beyond the next
+    level's capacity (the front times ``dm1``, the degree minus one) two; its sum is also at least
+    ``src_lb`` (the Moore bound), which is all that is known of the groups not yet searched.
     """
     n = m * g
+    masked = g < 64
     full = np.uint64(0xFFFFFFFFFFFFFFFF) if g == 64 else (np.uint64(1) << np.uint64(g)) - np.uint64(1)
-    ne = ea.shape[0]
-    s_true = 0
-    far = 0
-    ecc = 0
+    size = m * LANES
+    total, dist, far, got = lanes[0], lanes[1], lanes[2], lanes[3]
+    s_done = 0  # over the groups searched so far
+    far_done = 0
     lost = 0
-    for r in range(m):
-        for v in range(m):
-            reach[v] = 0
-            front[v] = 0
-        reach[r] = 1
-        front[r] = 1
-        total = 1
+    ecc = 0
+    for first in range(0, m, LANES):
+        for i in range(size):
+            reach[i] = 0
+            front[i] = 0
+        for r in range(LANES):
+            total[r] = 1 if first + r < m else n  # a lane past the last representative is done
+            dist[r] = 0
+            far[r] = 0
+        for r in range(min(LANES, m - first)):
+            reach[(first + r) * LANES + r] = 1
+            front[(first + r) * LANES + r] = 1
+        later = max(m - first - LANES, 0) * src_lb
         lev = 0
-        while total < n:
+        while True:
             lev += 1
+            for i in range(size):
+                new[i] = 0
+            if masked:
+                _spread(ea, eb, et, g, full, True, front, new)
+            else:
+                _spread(ea, eb, et, g, full, False, front, new)
+            for r in range(LANES):
+                got[r] = 0
             for v in range(m):
-                new[v] = 0
-            for k in range(ne):
-                a = ea[k]
-                b = eb[k]
-                t = et[k]
-                new[b] |= _rot(front[a], t, g, full)
-                new[a] |= _rot(front[b], g - t if t else 0, g, full)  # no modulo: this is the hot loop
-            got = 0
-            for v in range(m):
-                x = new[v] & ~reach[v]
-                front[v] = x
-                reach[v] |= x
-                got += popcount64(x)
-            if got == 0:  # the rest is unreachable
-                lost += n - total
-                far += n - total
-                lev -= 1
+                base = v * LANES
+                for r in range(LANES):
+                    x = new[base + r] & ~reach[base + r]
+                    front[base + r] = x
+                    reach[base + r] |= x
+                    got[r] += popcount64(x)
+            far_now = 1 if lev >= far_level else 0
+            far_next = 1 if lev + 1 >= far_level else 0
+            far_after = 1 if lev + 2 >= far_level else 0
+            stuck = 0
+            reached = 0
+            for r in range(LANES):
+                stuck += (total[r] < n) & (got[r] == 0)
+                reached += got[r]
+                total[r] += got[r]
+                dist[r] += lev * got[r]
+                far[r] += far_now * got[r]
+            if reached > 0 and lev > ecc:
+                ecc = lev
+            if stuck:  # rare (a disconnected lift): the rest of such a representative's orbit is unreachable
+                for r in range(LANES):
+                    if total[r] < n and got[r] == 0:
+                        lost += n - total[r]
+                        far[r] += n - total[r]
+                        total[r] = n
+            open_ = 0
+            lb_s = 0
+            lb_far = 0
+            for r in range(LANES):
+                rest = n - total[r]
+                beyond = rest - got[r] * dm1  # cannot all fit on the next level
+                beyond = beyond if beyond > 0 else 0
+                bound = dist[r] + rest * (lev + 1) + beyond
+                bound = bound if bound > src_lb else src_lb
+                open_ += rest > 0
+                lb_s += bound if rest > 0 else dist[r]
+                lb_far += far[r] + (rest * far_next + beyond * (far_after - far_next) if rest > 0 else 0)
+            if open_ == 0:
                 break
-            total += got
-            s_true += lev * got
-            if lev >= far_level:
-                far += got
-        if lev > ecc:
-            ecc = lev
-        if wf * far + s_true + lost * n + (m - 1 - r) * src_lb > limit:
+            # grouped like the return value, so the rounded bound never exceeds the rounded energy
+            if wf * (far_done + lb_far) + (s_done + lb_s + lost * n + later) > limit:
+                return np.inf
+        for r in range(LANES):
+            s_done += dist[r]
+            far_done += far[r]
+        if wf * far_done + (s_done + lost * n + later) > limit:
             return np.inf
-    out[M_S] = s_true
-    out[M_FAR] = far
+    out[M_S] = s_done
+    out[M_FAR] = far_done
     out[M_ECC] = ecc
     out[M_LOST] = lost
-    return wf * far + s_true + lost * n
+    return wf * far_done + (s_done + lost * n)
 
 
 @nb.njit(cache=True)
@@ -243,7 +317,7 @@ def coverage_spread(ea, eb, m, length):
 
 @nb.njit(cache=True)
 def _start_walk(rng, ea, eb, et, nfixed, free, m, g, loops, screen, far_level, wf, src_lb, until, ivars, fvars,
-                reach, front, new, out):
+                dm1, reach, front, new, lanes, out):
     """A fresh random quotient for a new walk: the evenest (:func:`coverage_spread` up to the Moore diameter
     minus one, at most SCREEN_MAX_ARCS) of ``screen`` random ones; returns False when none was found."""
     best = np.inf
@@ -263,7 +337,7 @@ def _start_walk(rng, ea, eb, et, nfixed, free, m, g, loops, screen, far_level, w
     eb[:] = keep[1]
     et[:] = keep[2]
     until[:] = 0
-    e = measure(ea, eb, et, m, g, far_level, wf, np.inf, src_lb, reach, front, new, out)
+    e = measure(ea, eb, et, m, g, far_level, wf, np.inf, src_lb, dm1, reach, front, new, lanes, out)
     fvars[F_CUR_E] = e
     fvars[F_WALK_E] = e
     ivars[I_CUR_LOST] = out[M_LOST]
@@ -295,10 +369,10 @@ def _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, 
 
 @nb.njit(cache=True)
 def start(rng, ea, eb, et, nfixed, free, obj, m, g, loops, screen, far_level, wf, src_lb, until, ivars, fvars, best_ea,
-          best_eb, best_et, reach, front, new, out):
+          best_eb, best_et, dm1, reach, front, new, lanes, out):
     """The first walk's random quotient, measured and kept as the best; False when none was found."""
     if not _start_walk(rng, ea, eb, et, nfixed, free, m, g, loops, screen, far_level, wf, src_lb, until, ivars, fvars,
-                       reach, front, new, out):
+                       dm1, reach, front, new, lanes, out):
         return False
     ivars[I_BEST_LOST] = np.iinfo(np.int64).max
     _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars)
@@ -307,8 +381,8 @@ def start(rng, ea, eb, et, nfixed, free, obj, m, g, loops, screen, far_level, wf
 
 @nb.njit(cache=True)
 def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, pair_l, obj, m, g, loops, screen,
-        far_level, wf, src_lb, tenure, swap_share, walk_steps, until, ivars, fvars, best_ea, best_eb, best_et, reach,
-        front, new, out):
+        far_level, wf, src_lb, tenure, swap_share, walk_steps, until, ivars, fvars, best_ea, best_eb, best_et, dm1,
+        reach, front, new, lanes, out):
     """Tabu steps until ``max_steps`` more steps are done or ``max_evals`` evaluations are spent.
 
     A step scans every single-voltage change of a free quotient edge and, in a share ``swap_share`` of
@@ -361,7 +435,7 @@ def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, 
                 limit = fvars[F_MOVE_E]
                 if tabu:
                     limit = min(limit, fvars[F_WALK_E])
-                e = measure(ea, eb, et, m, g, far_level, wf, limit, src_lb, reach, front, new, out)
+                e = measure(ea, eb, et, m, g, far_level, wf, limit, src_lb, dm1, reach, front, new, lanes, out)
                 evals += 1
                 if tabu and e >= fvars[F_WALK_E]:
                     e = np.inf  # a tabu move only when it beats the walk's best (aspiration)
@@ -395,7 +469,7 @@ def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, 
             _swap(ea, eb, k, l, (pos - n_volt) % 2)
             until[k] = step + 1 + hold
             until[l] = step + 1 + hold
-        e = measure(ea, eb, et, m, g, far_level, wf, np.inf, src_lb, reach, front, new, out)
+        e = measure(ea, eb, et, m, g, far_level, wf, np.inf, src_lb, dm1, reach, front, new, lanes, out)
         fvars[F_CUR_E] = e
         ivars[I_CUR_LOST] = out[M_LOST]
         _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars)
@@ -404,7 +478,7 @@ def run(max_evals, max_steps, rng, seed_word, ea, eb, et, nfixed, free, pair_k, 
         ivars[I_WALK] += 1
         if walk_steps > 0 and ivars[I_WALK] >= walk_steps:
             if _start_walk(rng, ea, eb, et, nfixed, free, m, g, loops, screen, far_level, wf, src_lb, until, ivars,
-                           fvars, reach, front, new, out):
+                           fvars, dm1, reach, front, new, lanes, out):
                 ivars[I_RESTARTS] += 1
                 _keep_if_best(ea, eb, et, best_ea, best_eb, best_et, obj, m, g, out, ivars, fvars)
             else:

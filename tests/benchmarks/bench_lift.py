@@ -26,7 +26,7 @@ from harness.problems.shortcut.problem import ShortcutProblem
 from solvers.contract.budget import Budget
 from solvers.contract.execution import execute
 from solvers.shortcut import _lift_kernel as K
-from solvers.shortcut.lift_tabu import auto_order
+from solvers.shortcut.lift_tabu import auto_order, measure_work
 
 # run as a script, this directory is on the path: the shared problem and timing helpers
 from bench_golf_eval import _problem, _rate  # isort: skip
@@ -43,7 +43,7 @@ def _measure_rate(n: int, d: int, g: int, calls: int) -> float:
     edges = np.zeros((3, m * d // 2), np.int64)
     rng = np.random.default_rng(1).integers(1, 2**62, size=4, dtype=np.uint64)
     K.random_quotient(rng, *edges, 0, np.full(m, d, np.int64), g, True, 1000)
-    work = (np.zeros(m, np.uint64), np.zeros(m, np.uint64), np.zeros(m, np.uint64), np.zeros(4, np.int64))
+    work = measure_work(m, d)
 
     def run() -> int:
         for _ in range(calls):

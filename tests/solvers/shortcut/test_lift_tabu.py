@@ -14,7 +14,9 @@ from harness.problems.shortcut.problem import ShortcutProblem
 from solvers.contract.budget import Budget
 from solvers.contract.execution import execute
 from solvers.shortcut import _lift_kernel as K
-from solvers.shortcut.lift_tabu import LiftPlan, LiftSearch, auto_order, lift_edges, quotient_edges, quotient_loops
+from solvers.shortcut import _golf
+from solvers.shortcut.lift_tabu import (LiftPlan, LiftSearch, auto_order, lift_edges, measure_work, quotient_edges,
+                                        quotient_loops)
 
 GRAPHGOLF = Path(__file__).parents[2] / "data" / "graphgolf"
 
@@ -26,11 +28,11 @@ def problem(spec: str, cap: int, budget: int | None = None, objective: str = "go
     return ShortcutProblem(base, cap, budget, objective, base_spec=spec, **kw)
 
 
-def measured(q: np.ndarray, m: int, g: int, *, far_level: int, wf: float = 0.0, limit: float = np.inf):
-    out = np.zeros(4, np.int64)
-    work = [np.zeros(m, np.uint64) for _ in range(3)]
-    e = K.measure(q[:, 0].copy(), q[:, 1].copy(), q[:, 2].copy(), m, g, far_level, wf, limit, 0, *work, out)
-    return e, out
+def measured(q: np.ndarray, m: int, g: int, *, far_level: int, wf: float = 0.0, limit: float = np.inf,
+             src_lb: int = 0, cap: int = 64):
+    work = measure_work(m, cap)
+    e = K.measure(q[:, 0].copy(), q[:, 1].copy(), q[:, 2].copy(), m, g, far_level, wf, limit, src_lb, *work)
+    return e, work[-1]
 
 
 def random_quotient(m: int, g: int, cap: int, seed: int) -> np.ndarray:
@@ -54,7 +56,9 @@ def test_the_best_known_512_4_graph_is_a_z64_lift_and_measures_exactly():
     assert out[K.M_S] * 64 == round(s.aspl * 512 * 511) == 19502 * 64
 
 
-@pytest.mark.parametrize("m, g, cap", [(8, 64, 4), (5, 7, 4), (12, 1, 3), (6, 10, 5), (4, 33, 3)])
+# m = 9, 12, 17, 20: the representatives take more than one group of LANES
+@pytest.mark.parametrize("m, g, cap", [(8, 64, 4), (5, 7, 4), (12, 1, 3), (6, 10, 5), (4, 33, 3), (9, 64, 4),
+                                       (17, 4, 4), (20, 3, 3)])
 def test_measure_matches_a_bfs_of_the_lift(m, g, cap):
     n = m * g
     for seed in range(4):
@@ -65,7 +69,7 @@ def test_measure_matches_a_bfs_of_the_lift(m, g, cap):
         assert all(d == cap for _, d in graph.degree())
         dist = [nx.single_source_shortest_path_length(graph, r) for r in range(m)]
         far_level = 3
-        e, out = measured(q, m, g, far_level=far_level, wf=2.0)
+        e, out = measured(q, m, g, far_level=far_level, wf=2.0, cap=cap)
         lost = sum(n - len(d) for d in dist)
         assert out[K.M_LOST] == lost
         assert out[K.M_S] == sum(sum(d.values()) for d in dist)
@@ -87,6 +91,27 @@ def test_measure_stops_once_the_energy_must_exceed_the_limit():
     exact, _ = measured(q, 8, 64, far_level=7, wf=3.0)
     assert measured(q, 8, 64, far_level=7, wf=3.0, limit=exact)[0] == exact
     assert measured(q, 8, 64, far_level=7, wf=3.0, limit=exact - 1)[0] == np.inf
+
+
+@pytest.mark.parametrize("m, g, cap, far_level", [(8, 64, 4, 7), (8, 9, 4, 5), (16, 64, 8, 4), (12, 8, 4, 5),
+                                                  (20, 3, 3, 4)])
+def test_a_measure_cut_by_its_limit_is_never_below_it(m, g, cap, far_level):
+    # the level bounds prune only moves that are worse than the limit, and what they let through is exact;
+    # a third of the quotients lose some voltages (0: a lift with short cycles or disconnected)
+    n = m * g
+    src_lb = _golf.moore_source_sum(n, cap)
+    zero = np.random.default_rng(m * g)
+    cut = 0
+    for seed in range(60):
+        q = random_quotient(m, g, cap, seed)
+        if seed % 3 == 0:
+            q[zero.random(q.shape[0]) < 0.4, 2] = 0
+        exact, _ = measured(q, m, g, far_level=far_level, wf=2.0, src_lb=src_lb, cap=cap)
+        for limit in (exact - 40, exact - 1, exact, exact + 0.5, exact * 0.97):
+            e, _ = measured(q, m, g, far_level=far_level, wf=2.0, limit=limit, src_lb=src_lb, cap=cap)
+            assert e == exact or (e == np.inf and exact > limit)
+            cut += e == np.inf
+    assert cut > 0  # the bounds do prune
 
 
 def test_quotient_edges_find_half_orbits():
