@@ -46,17 +46,11 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
 @nb.njit(cache=True, inline="always")
-def _rot(x, t, g, full):
-    """Rotate the g-bit word x up by t (0 <= t < g)."""
-    if t == 0:
-        return x
-    return ((x << np.uint64(t)) | (x >> np.uint64(g - t))) & full
-
-
-@nb.njit(cache=True, inline="always")
 def _spread(ea, eb, et, g, full, masked, front, new):
     """One BFS level of LANES representatives at once: every arc (both directions of each quotient edge)
-    rotates the words of its tail into its head (``masked``: g < 64, rotations kept to g bits)."""
+    rotates the words of its tail into its head (``masked``: g < 64, rotations kept to g bits).  The two
+    copies of the loops differ only in the mask: called with a literal flag, each compiles without a
+    branch, and at g = 64 without an AND the compiler cannot prove to be a no-op (about 15 % of a level)."""
     for k in range(ea.shape[0]):
         a = ea[k] * LANES
         b = eb[k] * LANES
