@@ -22,7 +22,7 @@ LAYERS = [
     ("harness.graphs",),
     ("harness.engine",),
     ("harness.problems",),
-    ("harness.analysis",),
+    ("harness.analysis", "harness.traffic"),
     ("solvers", "solvers.contract"),
     ("solvers.shortcut", "solvers.routing"),
     ("harness.bench",),

@@ -18,7 +18,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--topology", metavar="SPEC", help="a topology spec instead of a file, e.g. torus:8x8")
     p.add_argument("--fault-tolerance", type=sample_count, metavar="SAMPLES", default=0,
                    help="also measure Koibuchi's fault tolerance with this many samples")
-    p.add_argument("--seed", type=seed_value, default=0, help="seed of the fault-tolerance samples")
+    p.add_argument("--seed", type=seed_value, default=0, help="seed of the fault-tolerance samples and of "
+                                                                  "random traffic patterns")
+    p.add_argument("--throughput", metavar="PATTERN", default=None,
+                   help="also bound the throughput (flits/cycle/host) under a traffic pattern: all-to-all, "
+                        "permutation, longest-matching, or a simulation pattern (uniform, bitrev, transpose, ...): "
+                        "the maximum concurrent flow over all paths (an LP), and with --routing the channel-load "
+                        "bound of that routing")
+    p.add_argument("--routing", metavar="R", default=None,
+                   help="with --throughput: also the channel-load bound of this routing (updown, adaptive-updown, "
+                        "minimal, dor)")
+    p.add_argument("--endpoints", metavar="P", default=None, help="with --throughput: hosts per switch (default 1)")
+    p.add_argument("--lp-backend", choices=("auto", "highs", "glop", "pdlp"), default="auto",
+                   help="with --throughput: the LP solver (auto = HiGHS, chosen by measurement; docs/traffic.md)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -31,7 +43,11 @@ def run(args: argparse.Namespace) -> int:
 
     if (args.edgefile is None) == (args.topology is None):
         raise HopbenchError("give either an edge file or --topology SPEC (exactly one)")
-    g = (networks.from_edge_file(args.edgefile) if args.edgefile else networks.from_topology(args.topology)).graph
+    if args.throughput is None and (args.routing or args.endpoints or args.lp_backend != "auto"):
+        raise HopbenchError("--routing, --endpoints and --lp-backend go with --throughput PATTERN")
+    network = (networks.load_network(args.edgefile, forms=("result", "edges"), action="evaluate")
+               if args.edgefile else networks.from_topology(args.topology))
+    g = network.graph
     expected = seconds_estimate(g)
     if expected > LONG_EVALUATION_SECONDS:  # say so before a wait of minutes (a ring of 200,000 takes about 4)
         print(f"note: measuring all {g.n:,} x {g.n:,} distances may take up to {expected / 60:.0f} min here "
@@ -46,6 +62,11 @@ def run(args: argparse.Namespace) -> int:
 
         ft = fault_tolerance(g, samples=args.fault_tolerance, seed=args.seed)
         doc["fault_tolerance"] = {"mean_percent": ft.mean_percent, "ci95": ft.ci95, "samples": args.fault_tolerance}
+    if args.throughput is not None:
+        from harness.traffic.study import throughput_bounds
+
+        doc["throughput"] = throughput_bounds(network, args.throughput, routing=args.routing,
+                                              endpoints=args.endpoints, seed=args.seed, backend=args.lp_backend)
     if args.json:
         print_json(doc)
         return 0
@@ -55,4 +76,11 @@ def run(args: argparse.Namespace) -> int:
     if "fault_tolerance" in doc:
         ft = doc["fault_tolerance"]
         print(f"fault tolerance {ft['mean_percent']:.2f}% +- {ft['ci95']:.2f} ({args.fault_tolerance} samples)")
+    if "throughput" in doc:
+        tp = doc["throughput"]
+        print(f"throughput bound, {tp['pattern']} traffic, {tp['hosts']} hosts (flits/cycle/host):")
+        print(f"  any routing (max concurrent flow LP, {tp['lp']['solver']}, {tp['lp']['seconds']:.2f} s): "
+              f"{fmt_number(tp['lp']['bound'], 6)}")
+        if tp.get("channel_load") is not None:
+            print(f"  {tp['routing']} routing (1 / max channel load): {fmt_number(tp['channel_load'], 6)}")
     return 0

@@ -132,3 +132,35 @@ def load_network(text: str, *, forms: Collection[str] = FORMS, action: str = "lo
     if "topology" in forms and ":" in s:
         return from_topology(s)
     raise HopbenchError(f"{text!r} is neither a file nor a topology spec; give e.g. {example}")
+
+
+def endpoints_per_router(network: Network, spec: str | int | None) -> "np.ndarray":
+    """Endpoints of every router.
+
+    ``P`` (an integer >= 0, default 1) gives each router P endpoints -- for a
+    routing table only the routed (subset) nodes get them, the other routers
+    just forward; ``free`` gives each router its unused ports, radix - degree,
+    the radix being a shortcut problem's degree cap.
+    """
+    import numpy as np
+
+    n = network.graph.n
+    text = "1" if spec is None else str(spec).strip().lower()
+    if text == "free":
+        if network.radix is None or network.routes is not None:
+            raise HopbenchError("--endpoints free needs a router radix, which only a shortcut solution (its degree "
+                                "cap) gives; pass a number instead, e.g. --endpoints 4")
+        free = network.radix - network.graph.degree.astype(np.int64)
+        return np.maximum(free, 0)
+    try:
+        p = int(text)
+    except ValueError:
+        raise HopbenchError(f"--endpoints must be a number of endpoints per router or 'free', got {spec!r}") from None
+    if p < 0:
+        raise HopbenchError(f"--endpoints must be >= 0, got {p}")
+    out = np.full(n, p, dtype=np.int64)
+    if network.routes is not None:
+        routed = np.zeros(n, dtype=bool)
+        routed[list(network.routes.problem.nodes)] = True
+        out[~routed] = 0
+    return out

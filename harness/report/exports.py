@@ -38,7 +38,7 @@ import numpy as np
 from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
 from harness.problems import networks
-from harness.problems.networks import Network
+from harness.problems.networks import Network, endpoints_per_router  # noqa: F401  (re-exported)
 
 FORMATS = ("golf", "graphml", "anynet", "json")
 PATHS_FORMAT = "hopbench.routing-paths/1"
@@ -52,36 +52,6 @@ def load_network(source: str | Path | dict[str, Any], *, topology: str | None = 
     if isinstance(source, dict):
         return networks.from_document(source, action="export", otherwise="or --topology SPEC")
     return networks.from_result_file(source, action="export", otherwise="or --topology SPEC")
-
-
-def endpoints_per_router(network: Network, spec: str | int | None) -> np.ndarray:
-    """Endpoints of every router.
-
-    ``P`` (an integer >= 0, default 1) gives each router P endpoints -- for a
-    routing table only the routed (subset) nodes get them, the other routers
-    just forward; ``free`` gives each router its unused ports, radix - degree,
-    the radix being a shortcut problem's degree cap.
-    """
-    n = network.graph.n
-    text = "1" if spec is None else str(spec).strip().lower()
-    if text == "free":
-        if network.radix is None or network.routes is not None:
-            raise HopbenchError("--endpoints free needs a router radix, which only a shortcut solution (its degree "
-                                "cap) gives; pass a number instead, e.g. --endpoints 4")
-        free = network.radix - network.graph.degree.astype(np.int64)
-        return np.maximum(free, 0)
-    try:
-        p = int(text)
-    except ValueError:
-        raise HopbenchError(f"--endpoints must be a number of endpoints per router or 'free', got {spec!r}") from None
-    if p < 0:
-        raise HopbenchError(f"--endpoints must be >= 0, got {p}")
-    out = np.full(n, p, dtype=np.int64)
-    if network.routes is not None:
-        routed = np.zeros(n, dtype=bool)
-        routed[list(network.routes.problem.nodes)] = True
-        out[~routed] = 0
-    return out
 
 
 # --------------------------------------------------------------------------- writers

@@ -1,0 +1,505 @@
+"""The compiled cycle loop of the simulator: input-queued virtual-channel routers, credit flow control.
+
+Everything is flat numpy arrays, so one call advances the whole network by many cycles without
+returning to Python.  Units:
+
+* **input units** ``0..C-1`` are the network channels (channel ``c`` = ``u -> v`` is buffered at
+  ``v``), ``C..C+H-1`` the hosts' injection ports;
+* **output units** ``0..C-1`` are the same channels seen from their upstream switch,
+  ``C..C+H-1`` the ejection ports to the hosts;
+* a VC slot is ``unit * V + vc``; an input VC's FIFO is ``B`` flit codes
+  (``packet * P + flit index``) with the cycle each flit arrived.
+
+Per cycle, in this order: flits and credits that reach the end of their channel are delivered;
+head flits are routed; input VCs that wait for an output VC are allocated one (in a rotating
+order, best free candidate first, escape candidates only when no other is free); each switch's
+separable round-robin switch allocator moves at most one flit per input and per output port;
+hosts inject a flit; new packets are generated (Bernoulli).
+
+Timing of a head flit that reaches an input buffer in cycle ``a``: VC allocation from cycle
+``a + routing_delay``; switch allocation from ``vc_grant + vc_alloc_delay``; a flit that wins the
+switch in cycle ``y`` reaches the next input buffer in cycle ``y + sw_alloc_delay +
+st_final_delay + channel_latency``; its credit reaches the upstream router in ``y + credit_delay
++ channel_latency``.  A body flit may bid for the switch in the cycle it arrives, one flit per VC
+per cycle; a head that was queued behind a tail leaving in cycle ``y`` is routed from ``y + 1``.
+These are BookSim's iq_router stage timings (5 cycles a hop at zero load with its defaults and
+1-cycle channels; checked against BookSim in tests/benchmarks/compare_booksim.py).
+"""
+from __future__ import annotations
+
+import harness._threading  # noqa: F401  (OpenMP policy before numba loads)
+
+import numpy as np
+from numba import njit
+
+IDLE = 0
+ROUTING = 1
+VC_ALLOC = 2
+ACTIVE = 3
+
+#: status codes returned by :func:`run_cycles`
+RUNNING = 0
+DEADLOCK = 1
+OVERFLOW = 2  # a source queue or the packet pool is full: the offered load is far beyond saturation
+
+# indices into the ``timing`` array
+T_ROUTING, T_VC_ALLOC, T_SW_ALLOC, T_ST_FINAL, T_CREDIT, T_CHANNEL, T_INJECT, T_EJECT = range(8)
+# indices into the ``flags`` array
+F_VCT, F_WAIT_TAIL, F_PACKET_SIZE, F_MEASURE, F_DEADLOCK_CYCLES, F_WHEEL, F_DROP = range(7)
+# indices into the ``stats`` array (int64 counters, cumulative)
+(S_CREATED_PACKETS, S_CREATED_FLITS, S_INJECTED_FLITS, S_EJECTED_FLITS, S_MEASURED_EJECTED_FLITS,
+ S_MEASURED_DONE, S_MEASURED_OUTSTANDING, S_FLITS_IN_NETWORK, S_LAST_MOVE, S_HOPS_SUM,
+ S_PLAT_SUM, S_NLAT_SUM, S_QLAT_SUM, S_LAT_COUNT, S_LAT_OVERFLOW, S_MEASURED_CREATED_FLITS,
+ S_DROPPED_PACKETS) = range(17)
+NUM_STATS = 17
+
+
+@njit(cache=True, inline="always")
+def _next(rng):
+    """xorshift64*: one 64-bit draw; the state lives in ``rng[0]`` (a seed gives the same run anywhere)."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return x * np.uint64(2685821657736338717)
+
+
+@njit(cache=True, inline="always")
+def _uniform(rng):
+    return (_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _below(rng, k):
+    return np.int64((_next(rng) >> np.uint64(11)) % np.uint64(k))
+
+
+@njit(cache=True, inline="always")
+def _gap(rng, p):
+    """Cycles until the next packet of a Bernoulli(p) source, counting this one: geometric."""
+    if p >= 1.0:
+        return 0
+    if p <= 0.0:
+        return 1 << 60
+    u = _uniform(rng)
+    return np.int64(np.floor(np.log1p(-u) / np.log1p(-p)))
+
+
+@njit(cache=True)
+def _destination(h, H, pattern_kind, dest, cdf, rng):
+    if pattern_kind == 0:
+        return _below(rng, H)
+    if pattern_kind == 1:
+        return dest[h]
+    u = _uniform(rng)
+    lo = 0
+    hi = H - 1
+    while lo < hi:  # first host whose cumulative weight exceeds u
+        mid = (lo + hi) // 2
+        if cdf[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def run_cycles(t0, ncycles, rate, timing, flags,
+               # topology
+               n, C, H, V, B, chan_dst, csr_indptr, host_switch,
+               in_ptr, in_units, out_ptr, out_units,
+               # routing
+               S, init_state, cand_ptr, cand_port, cand_vc_lo, cand_vc_hi, cand_state, cand_escape, cand_random,
+               # traffic
+               pattern_kind, dest, cdf,
+               # input VCs
+               buf_code, buf_time, vhead, vcount, vstate, vready, vout, voutvc, vchosen,
+               # output VCs
+               ovc_owner, ocredit,
+               # channels in flight (per output unit) and credits in flight (per input unit)
+               wheel_code, wheel_vc, cwheel,
+               # hosts
+               sq, sq_head, sq_count, h_pid, h_flit, h_vc, h_credit, h_busy, inj_rr,
+               # packets
+               pk_src, pk_dst, pk_ctime, pk_itime, pk_state, pk_hops, pk_measure, free_pk, free_top,
+               # arbitration pointers
+               sa_in_rr, sa_out_rr, sa_vc_rr, out_grant, out_grant_rank, in_acc, in_acc_rank,
+               va_out_rr, vgrant, vgrant_rank, vreq_c,
+               # results
+               # event lists of the wheels, flits buffered per switch, next packet per host
+               ev_flit, ev_flit_n, ev_cred, ev_cred_n, in_sw, sw_flits, next_gen,
+               rng, stats, lat_plat, lat_nlat):
+    """Advance the network from cycle ``t0`` by ``ncycles``; returns ``(cycle reached, status)``."""
+    P = flags[F_PACKET_SIZE]
+    W = flags[F_WHEEL]
+    Q = sq.shape[0] // H
+    vct = flags[F_VCT] != 0
+    wait_tail = flags[F_WAIT_TAIL] != 0
+    measure = flags[F_MEASURE] != 0
+    deadlock_cycles = flags[F_DEADLOCK_CYCLES]
+    drop = flags[F_DROP] != 0
+    rd = timing[T_ROUTING]
+    va_d = timing[T_VC_ALLOC]
+    hop = timing[T_SW_ALLOC] + timing[T_ST_FINAL] + timing[T_CHANNEL]
+    eject_hop = timing[T_SW_ALLOC] + timing[T_ST_FINAL] + timing[T_EJECT]
+    credit_back = timing[T_CREDIT] + timing[T_CHANNEL]
+    inj_lat = timing[T_INJECT]
+    inj_credit_back = timing[T_CREDIT] + inj_lat
+    p_packet = rate / P
+    lat_cap = lat_plat.shape[0]
+    R_FLIT = C + 2 * H
+    R_CRED = C + H
+    pool = pk_src.shape[0]
+    t = t0
+    status = RUNNING
+    for _ in range(ncycles):
+        slot = t % W
+        # ---- 1. deliveries: flits at the end of their channel, credits back upstream
+        for e in range(ev_flit_n[slot]):
+            o = ev_flit[slot * R_FLIT + e]
+            code = wheel_code[o * W + slot]
+            wheel_code[o * W + slot] = -1
+            vc = wheel_vc[o * W + slot]
+            pid = code // P
+            fi = code - pid * P
+            if o < C or o >= C + H:
+                # a network channel, or (rows C+H..) a host's injection channel into input unit C+h
+                iv = (o if o < C else o - H) * V + vc
+                pos = (vhead[iv] + vcount[iv]) % B
+                buf_code[iv * B + pos] = code
+                buf_time[iv * B + pos] = t
+                vcount[iv] += 1
+                sw_flits[in_sw[iv // V]] += 1
+                if vstate[iv] == IDLE and vcount[iv] == 1:
+                    vstate[iv] = ROUTING
+                    vready[iv] = t + rd
+            else:  # ejection: the flit reaches its host
+                stats[S_EJECTED_FLITS] += 1
+                stats[S_FLITS_IN_NETWORK] -= 1
+                if pk_measure[pid] != 0:
+                    stats[S_MEASURED_EJECTED_FLITS] += 1
+                if fi == P - 1:
+                    if pk_measure[pid] != 0:
+                        stats[S_MEASURED_DONE] += 1
+                        stats[S_MEASURED_OUTSTANDING] -= 1
+                        plat = t - pk_ctime[pid]
+                        nlat = t - pk_itime[pid]
+                        stats[S_PLAT_SUM] += plat
+                        stats[S_NLAT_SUM] += nlat
+                        stats[S_QLAT_SUM] += plat - nlat
+                        stats[S_HOPS_SUM] += pk_hops[pid]
+                        k = stats[S_LAT_COUNT]
+                        if k < lat_cap:
+                            lat_plat[k] = plat
+                            lat_nlat[k] = nlat
+                        else:
+                            stats[S_LAT_OVERFLOW] += 1
+                        stats[S_LAT_COUNT] = k + 1
+                    free_pk[free_top[0]] = pid
+                    free_top[0] += 1
+        ev_flit_n[slot] = 0
+        for e in range(ev_cred_n[slot]):
+            i = ev_cred[slot * R_CRED + e]
+            vc = cwheel[i * W + slot]
+            cwheel[i * W + slot] = -1
+            if i < C:
+                ov = i * V + vc
+                ocredit[ov] += 1
+                if ovc_owner[ov] <= -2 and ocredit[ov] == B:  # wait_for_tail_credit: the last credit is back
+                    ovc_owner[ov] = -1
+            else:
+                h_credit[(i - C) * V + vc] += 1
+        ev_cred_n[slot] = 0
+
+        # ---- 2.-4. per switch: routing, VC allocation, switch allocation
+        for r in range(n):
+            i_lo = in_ptr[r]
+            i_hi = in_ptr[r + 1]
+            nin = i_hi - i_lo
+            if nin == 0 or sw_flits[r] == 0:  # nothing buffered: nothing to route or move
+                continue
+            o_lo = out_ptr[r]
+            o_hi = out_ptr[r + 1]
+            nout = o_hi - o_lo
+            # -- routing, and VC allocation: each waiting input VC asks for its best free output VC
+            #    (non-escape candidates first, then the most credits); each output VC grants one
+            #    request, round robin over the switch's input VCs
+            any_va = False
+            for a in range(nin):
+                i = in_units[i_lo + a]
+                for v in range(V):
+                    iv = i * V + v
+                    st = vstate[iv]
+                    if st != ROUTING and st != VC_ALLOC:
+                        continue
+                    if vready[iv] > t:
+                        continue
+                    code = buf_code[iv * B + vhead[iv]]
+                    pid = code // P
+                    dh = pk_dst[pid]
+                    tsw = host_switch[dh]
+                    if st == ROUTING:
+                        vchosen[iv] = -1
+                        if tsw != r:
+                            key = (r * n + tsw) * S + pk_state[pid]
+                            lo = cand_ptr[key]
+                            hi = cand_ptr[key + 1]
+                            if cand_random[key] != 0 and hi - lo > 1:
+                                vchosen[iv] = lo + _below(rng, hi - lo)
+                        vstate[iv] = VC_ALLOC
+                    best_o = -1
+                    best_vc = -1
+                    best_c = -1
+                    if tsw == r:
+                        o = C + dh
+                        for q in range(V):
+                            if ovc_owner[o * V + q] == -1:
+                                best_o = o
+                                best_vc = q
+                                break
+                    else:
+                        key = (r * n + tsw) * S + pk_state[pid]
+                        lo = cand_ptr[key]
+                        hi = cand_ptr[key + 1]
+                        if vchosen[iv] >= 0:
+                            lo = vchosen[iv]
+                            hi = lo + 1
+                        best_credit = -1
+                        for pass_escape in range(2):
+                            for c in range(lo, hi):
+                                if cand_escape[c] != pass_escape:
+                                    continue
+                                o = csr_indptr[r] + cand_port[c]
+                                for q in range(cand_vc_lo[c], cand_vc_hi[c] + 1):
+                                    ov = o * V + q
+                                    if ovc_owner[ov] != -1:
+                                        continue
+                                    cr = ocredit[ov]
+                                    if vct and cr < P:
+                                        continue
+                                    if cr > best_credit:
+                                        best_credit = cr
+                                        best_o = o
+                                        best_vc = q
+                                        best_c = c
+                            if best_o >= 0:
+                                break
+                    if best_o < 0:
+                        continue
+                    ov = best_o * V + best_vc
+                    local = a * V + v
+                    rank = (local - va_out_rr[ov]) % (nin * V)
+                    if not any_va:
+                        any_va = True
+                        for k in range(o_lo, o_hi):
+                            ob = out_units[k] * V
+                            for q in range(V):
+                                vgrant[ob + q] = -1
+                    if vgrant[ov] < 0 or rank < vgrant_rank[ov]:
+                        vgrant[ov] = iv
+                        vgrant_rank[ov] = rank
+                        vreq_c[iv] = best_c
+            if any_va:
+                for k in range(o_lo, o_hi):
+                    ob = out_units[k] * V
+                    for q in range(V):
+                        ov = ob + q
+                        iv = vgrant[ov]
+                        if iv < 0:
+                            continue
+                        vgrant[ov] = -1
+                        ovc_owner[ov] = iv
+                        vout[iv] = out_units[k]
+                        voutvc[iv] = q
+                        vstate[iv] = ACTIVE
+                        vready[iv] = t + va_d
+                        va_out_rr[ov] = (vgrant_rank[ov] + va_out_rr[ov] + 1) % (nin * V)
+                        c = vreq_c[iv]
+                        if c >= 0:
+                            pid = buf_code[iv * B + vhead[iv]] // P
+                            pk_state[pid] = cand_state[c]
+                            pk_hops[pid] += 1
+
+            # -- switch allocation, one iSLIP iteration: every input VC with a flit and a credit asks
+            #    for its output; each output grants one input port (round robin), each input port
+            #    accepts one grant (round robin); the pointers move only on accepted grants
+            any_req = False
+            for a in range(nin):
+                i = in_units[i_lo + a]
+                in_acc[i_lo + a] = -1
+                for v in range(V):
+                    iv = i * V + v
+                    if vstate[iv] != ACTIVE or vcount[iv] == 0 or vready[iv] > t:
+                        continue
+                    if buf_time[iv * B + vhead[iv]] > t:
+                        continue
+                    o = vout[iv]
+                    if o < C and ocredit[o * V + voutvc[iv]] <= 0:
+                        continue
+                    if not any_req:
+                        any_req = True
+                        for k in range(o_lo, o_hi):
+                            out_grant[out_units[k]] = -1
+                    rank = (a - sa_out_rr[o]) % nin
+                    if out_grant[o] < 0 or rank < out_grant_rank[o]:
+                        out_grant[o] = a
+                        out_grant_rank[o] = rank
+            if not any_req:
+                continue
+            for k in range(nout):
+                o = out_units[o_lo + k]
+                a = out_grant[o]
+                if a < 0:
+                    continue
+                rank = (k - sa_in_rr[i_lo + a]) % nout
+                if in_acc[i_lo + a] < 0 or rank < in_acc_rank[i_lo + a]:
+                    in_acc[i_lo + a] = k
+                    in_acc_rank[i_lo + a] = rank
+            for a in range(nin):
+                k = in_acc[i_lo + a]
+                if k < 0:
+                    continue
+                o = out_units[o_lo + k]
+                i = in_units[i_lo + a]
+                # which of the input's VCs goes: round robin among those asking for this output
+                s0 = sa_vc_rr[i]
+                v = -1
+                for q in range(V):
+                    w = (s0 + q) % V
+                    iw = i * V + w
+                    if vstate[iw] != ACTIVE or vcount[iw] == 0 or vready[iw] > t or vout[iw] != o:
+                        continue
+                    if buf_time[iw * B + vhead[iw]] > t:
+                        continue
+                    if o < C and ocredit[o * V + voutvc[iw]] <= 0:
+                        continue
+                    v = w
+                    break
+                iv = i * V + v
+                sa_out_rr[o] = (a + 1) % nin
+                sa_in_rr[i_lo + a] = (k + 1) % nout
+                sa_vc_rr[i] = (v + 1) % V
+                # the flit leaves its input buffer
+                pos = vhead[iv]
+                code = buf_code[iv * B + pos]
+                vhead[iv] = (pos + 1) % B
+                vcount[iv] -= 1
+                ovc = voutvc[iv]
+                sw_flits[r] -= 1
+                cs = (t + (credit_back if i < C else inj_credit_back)) % W
+                cwheel[i * W + cs] = v
+                ev_cred[cs * R_CRED + ev_cred_n[cs]] = i
+                ev_cred_n[cs] += 1
+                if o < C:
+                    ocredit[o * V + ovc] -= 1
+                    fs = (t + hop) % W
+                else:
+                    fs = (t + eject_hop) % W
+                ws = o * W + fs
+                ev_flit[fs * R_FLIT + ev_flit_n[fs]] = o
+                ev_flit_n[fs] += 1
+                wheel_code[ws] = code
+                wheel_vc[ws] = ovc
+                stats[S_LAST_MOVE] = t
+                fi = code % P
+                if fi == P - 1:  # tail: the VC is free for the next packet
+                    if not wait_tail or o >= C:
+                        ovc_owner[o * V + ovc] = -1
+                    else:
+                        ovc_owner[o * V + ovc] = -2 - iv  # released when its last credit returns
+                    if vcount[iv] > 0:
+                        vstate[iv] = ROUTING
+                        # the next head is routed from the next cycle on (BookSim queues it for routing)
+                        vready[iv] = max(t + 1 + rd, buf_time[iv * B + vhead[iv]] + rd)
+                    else:
+                        vstate[iv] = IDLE
+                else:
+                    vready[iv] = t + 1
+
+        # ---- 5. hosts inject one flit each (credit flow control on the injection port)
+        for h in range(H):
+            pid = h_pid[h]
+            if pid < 0:
+                if sq_count[h] == 0:
+                    continue
+                pid = sq[h * Q + sq_head[h]]
+                # a head needs a free injection VC with space (rotating start, as BookSim)
+                s0 = inj_rr[h]
+                chosen = -1
+                for q in range(V):
+                    v = (s0 + 1 + q) % V
+                    if h_busy[h * V + v] == 0 and h_credit[h * V + v] > 0:
+                        if vct and h_credit[h * V + v] < P:
+                            continue
+                        chosen = v
+                        break
+                if chosen < 0:
+                    continue
+                sq_head[h] = (sq_head[h] + 1) % Q
+                sq_count[h] -= 1
+                h_pid[h] = pid
+                h_flit[h] = 0
+                h_vc[h] = chosen
+                h_busy[h * V + chosen] = 1
+                inj_rr[h] = chosen
+                # packets are made at the end of a cycle and can leave the next one: that cycle is
+                # part of the injection pipeline (BookSim's network latency equals the packet latency
+                # when nothing waits), so a head sent at its first chance has waited 0
+                pk_itime[pid] = t - 1
+            v = h_vc[h]
+            if h_credit[h * V + v] <= 0:
+                continue
+            h_credit[h * V + v] -= 1
+            fi = h_flit[h]
+            fs = (t + inj_lat) % W
+            ws = (C + H + h) * W + fs  # wheel rows C+H.. are the injection channels
+            ev_flit[fs * R_FLIT + ev_flit_n[fs]] = C + H + h
+            ev_flit_n[fs] += 1
+            wheel_code[ws] = pid * P + fi
+            wheel_vc[ws] = v
+            stats[S_INJECTED_FLITS] += 1
+            stats[S_FLITS_IN_NETWORK] += 1
+            stats[S_LAST_MOVE] = t
+            if fi == P - 1:
+                h_pid[h] = -1
+                h_busy[h * V + v] = 0
+            else:
+                h_flit[h] = fi + 1
+
+        # ---- 6. new packets (Bernoulli per host per cycle)
+        for h in range(H):
+            if next_gen[h] < 0:  # first cycle of this load: draw the first arrival
+                next_gen[h] = t + _gap(rng, p_packet)
+            if next_gen[h] != t:
+                continue
+            next_gen[h] = t + 1 + _gap(rng, p_packet)
+            if sq_count[h] >= Q or free_top[0] == 0:
+                if drop:  # a soak run past saturation: the source refuses what it cannot queue
+                    stats[S_DROPPED_PACKETS] += 1
+                else:
+                    status = OVERFLOW
+                continue
+            free_top[0] -= 1
+            pid = free_pk[free_top[0]]
+            pk_src[pid] = h
+            pk_dst[pid] = _destination(h, H, pattern_kind, dest, cdf, rng)
+            pk_ctime[pid] = t
+            pk_state[pid] = init_state
+            pk_hops[pid] = 0
+            pk_measure[pid] = 1 if measure else 0
+            sq[h * Q + (sq_head[h] + sq_count[h]) % Q] = pid
+            sq_count[h] += 1
+            stats[S_CREATED_PACKETS] += 1
+            stats[S_CREATED_FLITS] += P
+            if measure:
+                stats[S_MEASURED_OUTSTANDING] += 1
+                stats[S_MEASURED_CREATED_FLITS] += P
+
+        t += 1
+        if status != RUNNING:
+            break
+        if stats[S_FLITS_IN_NETWORK] > 0 and t - stats[S_LAST_MOVE] > deadlock_cycles:
+            status = DEADLOCK
+            break
+    return t, status

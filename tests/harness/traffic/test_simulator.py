@@ -1,0 +1,135 @@
+"""The cycle-level simulator: exact zero-load timing, determinism, conservation, deadlock detection, limits."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.errors import HopbenchError
+from harness.graphs.topologies import parse_spec
+from harness.traffic.patterns import Hosts, make_pattern
+from harness.traffic.routing import build_routing
+from harness.traffic.simulator import (Network, RouterConfig, router_config, saturation_throughput,
+                                       simulate_load)
+
+SHORT = dict(warmup_periods=1, sample_period=500, max_samples=6)
+
+
+def _net(spec: str, routing: str, pattern: str = "uniform", *, hosts: int = 1, dims=None, torus=None,
+         **config) -> Network:
+    g = parse_spec(spec)
+    cfg = router_config(**{"num_vcs": 2, **SHORT, **config})
+    h = Hosts.build(g.n, hosts)
+    return Network(g, h, build_routing(routing, g, num_vcs=cfg.num_vcs, dims=dims, torus=torus),
+                   make_pattern(pattern, h, seed=1, dims=dims), cfg)
+
+
+@pytest.mark.parametrize("packet_size", [1, 4])
+def test_isolated_packets_take_booksims_pipeline_time(packet_size):
+    # BookSim's iq_router with its default delays: 7 cycles from creation to ejection for a packet
+    # to its own switch, 5 more per hop with 1-cycle channels, plus the serialisation of the body
+    net = _net("torus:8x8", "dor", "tornado", dims=(8, 8), torus=True, packet_size=packet_size)
+    point = simulate_load(net, 0.002, seed=3)
+    assert not point.saturated and point.packets > 0
+    # tornado on an 8x8 torus: every packet travels 3 hops in each dimension
+    assert point.hops == pytest.approx(6.0)
+    assert point.latency_median == 7 + 5 * 6 + (packet_size - 1)
+
+
+def test_channel_latency_adds_per_hop():
+    net = _net("torus:8x8", "dor", "tornado", dims=(8, 8), torus=True, channel_latency=2)
+    point = simulate_load(net, 0.002, seed=3)
+    assert point.latency_median == 7 + 6 * 6
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers():
+    net = _net("torus:4x4", "dor", dims=(4, 4), torus=True)
+    a = simulate_load(net, 0.3, seed=5).as_dict()
+    b = simulate_load(net, 0.3, seed=5).as_dict()
+    c = simulate_load(net, 0.3, seed=6).as_dict()
+    for d in (a, b, c):
+        d.pop("wall_s")
+    assert a == b
+    assert a != c
+
+
+def test_below_saturation_every_measured_packet_arrives_and_accepted_matches_offered():
+    net = _net("mesh:4x4", "dor", dims=(4, 4), torus=False)
+    point = simulate_load(net, 0.1, seed=1)
+    assert point.status == "ok" and not point.saturated
+    assert point.accepted == pytest.approx(point.injected, rel=0.05)
+    assert point.injected == pytest.approx(0.1, rel=0.1)
+    assert point.latency_mean >= point.network_latency > 0
+    assert point.latency_p99 >= point.latency_median
+
+
+def test_saturation_is_found_and_accepted_load_flattens():
+    net = _net("mesh:4x4", "dor", dims=(4, 4), torus=False)
+    sat = saturation_throughput(net, seed=1, tolerance=0.02)
+    # a 4x4 mesh under uniform traffic: the bisection bound is 4/k = 1 flit/cycle/host; DOR with two
+    # VCs and BookSim's allocators reaches well below it, but well above a trickle
+    assert 0.2 < sat.throughput < 1.0
+    over = simulate_load(net, min(1.0, sat.throughput + 0.15), seed=1)
+    assert over.saturated
+
+
+def test_minimal_routing_on_a_ring_with_one_vc_deadlocks_and_says_so():
+    g = parse_spec("ring:8")
+    cfg = router_config(num_vcs=1, packet_size=8, vc_buf_size=2, deadlock_cycles=200, **SHORT)
+    h = Hosts.build(g.n, 1)
+    routing = build_routing("minimal", g, num_vcs=1)
+    net = Network(g, h, routing, make_pattern("tornado", h, dims=(8,)), cfg)
+    point = simulate_load(net, 0.9, seed=1)
+    assert point.deadlock and point.status == "deadlock" and point.saturated
+
+
+def test_updown_never_deadlocks_on_the_same_ring():
+    g = parse_spec("ring:8")
+    cfg = router_config(num_vcs=1, packet_size=8, vc_buf_size=2, deadlock_cycles=200, **SHORT)
+    h = Hosts.build(g.n, 1)
+    net = Network(g, h, build_routing("updown", g, num_vcs=1), make_pattern("tornado", h, dims=(8,)), cfg)
+    point = simulate_load(net, 0.9, seed=1)
+    assert not point.deadlock
+
+
+def test_virtual_cut_through_and_wormhole_both_run():
+    for fc in ("wormhole", "vct"):
+        net = _net("torus:4x4", "dor", dims=(4, 4), torus=True, flow_control=fc, packet_size=4)
+        assert simulate_load(net, 0.1, seed=1).status == "ok"
+
+
+def test_hosts_per_switch_and_adaptive_escape():
+    net = _net("ring:16", "adaptive-updown", hosts=2, num_vcs=3)
+    point = simulate_load(net, 0.05, seed=2)
+    assert point.status == "ok" and point.packets > 0
+
+
+@pytest.mark.parametrize("values, words", [
+    ({"num_vcs": 0}, "num_vcs"),
+    ({"num_vcs": 65}, "num_vcs"),
+    ({"vc_buf_size": 0}, "vc_buf_size"),
+    ({"packet_size": 5000}, "packet_size"),
+    ({"flow_control": "vct", "packet_size": 16, "vc_buf_size": 8}, "virtual cut-through"),
+    ({"sample_period": 10**6, "max_samples": 10**4}, "above the cap"),
+    ({"bogus": 1}, "unknown simulator parameter"),
+    ({"num_vcs": "two"}, "must be int"),
+    ({"latency_thres": "nan"}, "finite"),
+    ({"channel_latency": 0}, "channel_latency"),
+])
+def test_bad_router_parameters_are_one_line_errors(values, words):
+    with pytest.raises(HopbenchError, match=words) as exc:
+        router_config(**values)
+    assert "\n" not in str(exc.value)
+
+
+def test_bad_loads_are_refused():
+    net = _net("ring:4", "updown")
+    for load in (0, -0.1, 1.5, float("nan")):
+        with pytest.raises(HopbenchError, match="flits/cycle/host"):
+            simulate_load(net, load)
+
+
+def test_routing_and_router_must_agree_on_vcs():
+    g = parse_spec("ring:4")
+    h = Hosts.build(g.n, 1)
+    with pytest.raises(HopbenchError, match="VC"):
+        Network(g, h, build_routing("updown", g, num_vcs=2), make_pattern("uniform", h), RouterConfig(num_vcs=4))
