@@ -99,3 +99,8 @@ ALL = (VERTICES, EDGES, INPUT_BYTES, DENSE_MATRIX_BYTES, NESTING, FORMULA, SEEDS
 #: 8x8x8x8, has 16.8 million pairs: angara-sssp's candidate routes alone would take about 10 GB)
 ROUTING_PAIRS = Cap("routing pairs", "HOPBENCH_MAX_ROUTING_PAIRS", 2**20, "ordered node pairs per routing table")
 ALL = (*ALL, ROUTING_PAIRS)
+
+#: variables of one throughput LP (harness.traffic.bounds.max_concurrent_flow: sending switches x 2m channels);
+#: 2^21 admits torus:8x8x8 all-to-all (1.57 million), whose LP takes HiGHS a few GB and tens of minutes
+LP_VARIABLES = Cap("LP variables", "HOPBENCH_MAX_LP_VARIABLES", 2**21, "variables per throughput LP")
+ALL = (*ALL, LP_VARIABLES)

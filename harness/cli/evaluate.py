@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"throughput bound, {tp['pattern']} traffic, {tp['hosts']} hosts (flits/cycle/host):")
         print(f"  any routing (max concurrent flow LP, {tp['lp']['solver']}, {tp['lp']['seconds']:.2f} s): "
               f"{fmt_number(tp['lp']['bound'], 6)}")
+        if tp.get("ejection") is not None:
+            print(f"  host links (the busiest host ejects 1 flit/cycle): {fmt_number(tp['ejection'], 6)}")
         if tp.get("channel_load") is not None:
             print(f"  {tp['routing']} routing (1 / max channel load): {fmt_number(tp['channel_load'], 6)}")
     return 0

@@ -76,6 +76,12 @@ def _below(rng, k):
 
 
 @njit(cache=True, inline="always")
+def _wrap(x, m):
+    """``x mod m`` for ``0 <= x < 2m``: a compare, not a division (the hot loops wrap ring indices)."""
+    return x - m if x >= m else x
+
+
+@njit(cache=True, inline="always")
 def _gap(rng, p):
     """Cycles until the next packet of a Bernoulli(p) source, counting this one: geometric."""
     if p >= 1.0:
@@ -166,7 +172,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
             if o < C or o >= C + H:
                 # a network channel, or (rows C+H..) a host's injection channel into input unit C+h
                 iv = (o if o < C else o - H) * V + vc
-                pos = (vhead[iv] + vcount[iv]) % B
+                pos = _wrap(vhead[iv] + vcount[iv], B)
                 buf_code[iv * B + pos] = code
                 buf_time[iv * B + pos] = t
                 vcount[iv] += 1
@@ -289,7 +295,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                         continue
                     ov = best_o * V + best_vc
                     local = a * V + v
-                    rank = (local - va_out_rr[ov]) % (nin * V)
+                    rank = _wrap(local - va_out_rr[ov] + nin * V, nin * V)
                     if not any_va:
                         any_va = True
                         for k in range(o_lo, o_hi):
@@ -314,7 +320,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                         voutvc[iv] = q
                         vstate[iv] = ACTIVE
                         vready[iv] = t + va_d
-                        va_out_rr[ov] = (vgrant_rank[ov] + va_out_rr[ov] + 1) % (nin * V)
+                        va_out_rr[ov] = (vgrant_rank[ov] + va_out_rr[ov] + 1) % (nin * V)  # rare: a grant
                         c = vreq_c[iv]
                         if c >= 0:
                             pid = buf_code[iv * B + vhead[iv]] // P
@@ -341,7 +347,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                         any_req = True
                         for k in range(o_lo, o_hi):
                             out_grant[out_units[k]] = -1
-                    rank = (a - sa_out_rr[o]) % nin
+                    rank = _wrap(a - sa_out_rr[o] + nin, nin)
                     if out_grant[o] < 0 or rank < out_grant_rank[o]:
                         out_grant[o] = a
                         out_grant_rank[o] = rank
@@ -352,7 +358,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                 a = out_grant[o]
                 if a < 0:
                     continue
-                rank = (k - sa_in_rr[i_lo + a]) % nout
+                rank = _wrap(k - sa_in_rr[i_lo + a] + nout, nout)
                 if in_acc[i_lo + a] < 0 or rank < in_acc_rank[i_lo + a]:
                     in_acc[i_lo + a] = k
                     in_acc_rank[i_lo + a] = rank
@@ -366,7 +372,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                 s0 = sa_vc_rr[i]
                 v = -1
                 for q in range(V):
-                    w = (s0 + q) % V
+                    w = _wrap(s0 + q, V)
                     iw = i * V + w
                     if vstate[iw] != ACTIVE or vcount[iw] == 0 or vready[iw] > t or vout[iw] != o:
                         continue
@@ -377,32 +383,32 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                     v = w
                     break
                 iv = i * V + v
-                sa_out_rr[o] = (a + 1) % nin
-                sa_in_rr[i_lo + a] = (k + 1) % nout
-                sa_vc_rr[i] = (v + 1) % V
+                sa_out_rr[o] = _wrap(a + 1, nin)
+                sa_in_rr[i_lo + a] = _wrap(k + 1, nout)
+                sa_vc_rr[i] = _wrap(v + 1, V)
                 # the flit leaves its input buffer
                 pos = vhead[iv]
                 code = buf_code[iv * B + pos]
-                vhead[iv] = (pos + 1) % B
+                vhead[iv] = _wrap(pos + 1, B)
                 vcount[iv] -= 1
                 ovc = voutvc[iv]
                 sw_flits[r] -= 1
-                cs = (t + (credit_back if i < C else inj_credit_back)) % W
+                cs = _wrap(slot + (credit_back if i < C else inj_credit_back), W)
                 cwheel[i * W + cs] = v
                 ev_cred[cs * R_CRED + ev_cred_n[cs]] = i
                 ev_cred_n[cs] += 1
                 if o < C:
                     ocredit[o * V + ovc] -= 1
-                    fs = (t + hop) % W
+                    fs = _wrap(slot + hop, W)
                 else:
-                    fs = (t + eject_hop) % W
+                    fs = _wrap(slot + eject_hop, W)
                 ws = o * W + fs
                 ev_flit[fs * R_FLIT + ev_flit_n[fs]] = o
                 ev_flit_n[fs] += 1
                 wheel_code[ws] = code
                 wheel_vc[ws] = ovc
                 stats[S_LAST_MOVE] = t
-                fi = code % P
+                fi = code - (code // P) * P if P > 1 else 0
                 if fi == P - 1:  # tail: the VC is free for the next packet
                     if not wait_tail or o >= C:
                         ovc_owner[o * V + ovc] = -1
@@ -452,7 +458,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                 continue
             h_credit[h * V + v] -= 1
             fi = h_flit[h]
-            fs = (t + inj_lat) % W
+            fs = _wrap(slot + inj_lat, W)
             ws = (C + H + h) * W + fs  # wheel rows C+H.. are the injection channels
             ev_flit[fs * R_FLIT + ev_flit_n[fs]] = C + H + h
             ev_flit_n[fs] += 1

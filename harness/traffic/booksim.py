@@ -141,8 +141,8 @@ def _format(key: str, value: Any) -> str:
     if isinstance(default, str):
         text = str(value)
         if not _STR_VALUE.match(text):
-            raise HopbenchError(f"BookSim parameter {key}={value!r} is not a plain word (letters, digits, _-/.+(){{}},); "
-                                f"give e.g. {key}={default}")
+            raise HopbenchError(f"BookSim parameter {key}={value!r} is not a plain word "
+                                f"(letters, digits, _-/.+(){{}},); give e.g. {key}={default}")
         return text
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
@@ -258,9 +258,10 @@ def check_routing(values: dict[str, Any], *, network_text: str | None = None, gr
         else:
             raise HopbenchError("an anynet run needs its network (a graph or the anynet file's text)")
         if cyclic and not allow_deadlock:
-            raise HopbenchError("BookSim's anynet min routing has no deadlock avoidance and this network has a cycle, "
-                                "so the run can deadlock; use hopbench's own engine (deadlock-free routings), a "
-                                "torus/mesh with dim_order, or pass allow_deadlock=True (--allow-deadlock) to run it anyway")
+            raise HopbenchError("BookSim's anynet min routing has no deadlock avoidance and this network has a "
+                                "cycle, so the run can deadlock; use hopbench's own engine (deadlock-free "
+                                "routings), a torus/mesh with dim_order, or allow deadlocks to run it anyway "
+                                "(allow_deadlock=True)")
         return
     raise HopbenchError(f"hopbench runs BookSim's torus, mesh or anynet topologies, not {topology!r}")
 
@@ -516,9 +517,14 @@ def parse_output(stdout: str, stderr: str = "", *, offered: float, returncode: i
     if overall_at is not None:
         stats = _parse_block(lines[overall_at + 1:])
     else:
-        starts = [i for i, line in enumerate(lines) if line.strip() == "Class 0:"]
-        stats = _parse_block(lines[starts[-1] + 1:]) if starts else {}
-        stats = {key: value for key, value in stats.items() if "rate" in key}
+        # the last sample period's block (an abort during the drain prints "Class 0:" blocks of
+        # remaining flits after it, without rates)
+        stats = {}
+        for start in reversed([i for i, line in enumerate(lines) if line.strip() == "Class 0:"]):
+            block = _parse_block(lines[start + 1:])
+            if "accepted flit rate" in block:
+                stats = {key: value for key, value in block.items() if "rate" in key}
+                break
     accepted = stats.get("accepted flit rate")
     booksim_hops = stats.get("hops")
     saturated = unstable or (accepted is not None and accepted < 0.95 * offered)
@@ -584,8 +590,8 @@ def run_booksim(binary: str | os.PathLike | None, config_text: str, *, network_t
         try:
             code, out, err, wall = _run([str(exe), CONFIG_FILE], cwd=tmp, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise HopbenchError(f"BookSim ran past the {timeout:g} s time limit and was stopped; raise the limit "
-                                f"(--timeout) or shorten the run (sample_period, max_samples, a smaller network)") from None
+            raise HopbenchError(f"BookSim ran past the {timeout:g} s time limit and was stopped; raise the "
+                                f"limit or shorten the run (sample_period, max_samples, a smaller network)") from None
         except OSError as exc:
             raise HopbenchError(f"BookSim binary {exe} cannot be run ({exc.strerror or exc}); {HOW_TO_GET}") from None
     return parse_output(out, err, offered=offered, returncode=code, wall_s=wall)

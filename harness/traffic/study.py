@@ -248,21 +248,39 @@ def throughput_bounds(network: Any, pattern: str, *, routing: str | None = None,
             raise HopbenchError(f"pattern {pattern} needs the same number (>= 1) of hosts on every switch; "
                                 f"give --endpoints N")
         demand = bounds.demand_for(key, graph, int(per_switch[0]), seed)
+        ejection = None
     else:
         hosts = patterns.Hosts.build(graph.n, per_switch)
-        demand = patterns.make_pattern(key, hosts, seed=seed, dims=pattern_dims(network, hosts)).demand_matrix(hosts)
+        sim_pattern = patterns.make_pattern(key, hosts, seed=seed, dims=pattern_dims(network, hosts))
+        demand = sim_pattern.demand_matrix(hosts)
+        ejection = ejection_bound(sim_pattern)
     flow = bounds.max_concurrent_flow(graph, demand, backend=backend)
     out: dict[str, Any] = {
         "pattern": pattern, "hosts": int(per_switch.sum()), "seed": int(seed),
         "lp": {"bound": flow.lam, "backend": flow.backend, "solver": flow.solver, "status": flow.status,
                "seconds": flow.seconds, "variables": flow.variables, "constraints": flow.constraints},
         "routing": routing, "channel_load": None,
+        # the LP models switch-to-switch channels only; a host's own link ejects one flit a cycle too
+        "ejection": ejection,
     }
     if routing is not None:
         sim_routing = build_routing(routing, graph, num_vcs=num_vcs, dims=grid[0] if grid else None,
                                     torus=grid[1] if grid else None)
         out["channel_load"] = bounds.channel_load_bound(sim_routing, graph, demand)
     return out
+
+
+def ejection_bound(pattern: Any) -> float:
+    """The load (flits/cycle/host) at which the busiest host's ejection link (1 flit/cycle) is full."""
+    hosts = int(pattern.hosts)      # the pattern's host count
+    if pattern.kind == 0:          # uniform: every host receives as much as it sends
+        incoming = np.ones(hosts)
+    elif pattern.kind == 1:        # a fixed destination per source
+        incoming = np.bincount(np.asarray(pattern.dest, dtype=np.int64), minlength=hosts).astype(float)
+    else:                          # one distribution shared by all sources
+        incoming = hosts * np.asarray(pattern.host_probabilities(), dtype=float)
+    peak = float(incoming.max()) if incoming.size else 0.0
+    return 1.0 / peak if peak > 0 else math.inf
 
 
 def simulate(network: Any, *, traffic: str = "uniform", routing: str = "adaptive-updown",

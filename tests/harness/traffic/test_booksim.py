@@ -86,7 +86,8 @@ def test_defaults_are_booksims():
     assert (d["num_vcs"], d["vc_buf_size"], d["packet_size"], d["routing_delay"], d["vc_alloc_delay"],
             d["sw_alloc_delay"], d["st_final_delay"], d["credit_delay"]) == (16, 8, 1, 1, 1, 1, 1, 0)
     assert (d["warmup_periods"], d["sample_period"], d["max_samples"], d["latency_thres"]) == (3, 1000, 10, 500.0)
-    assert (d["sw_allocator"], d["vc_allocator"], d["alloc_iters"], d["wait_for_tail_credit"]) == ("islip", "islip", 1, 0)
+    assert (d["sw_allocator"], d["vc_allocator"], d["alloc_iters"], d["wait_for_tail_credit"]) == \
+        ("islip", "islip", 1, 0)
     assert all(isinstance(v, (int, float, str)) for v in d.values())
 
 
@@ -346,6 +347,12 @@ def test_parse_unstable_and_deadlocked_runs():
     r = bs.parse_output(stuck, offered=0.4)
     assert (r.status, r.deadlock, r.deadlock_warnings) == ("deadlock", True, 1)
     assert "Simulation unstable" in r.output_tail
+    # aborted during the drain: BookSim lists the remaining flits after the last sample period
+    in_drain = UNSTABLE.replace("Average latency", "Draining all recorded packets ...\nClass 0:\n"
+                                "Remaining flits: 260151 260771 [...] (5925 flits)\n"
+                                "Measured flits: 260151 [...] (100 flits)\nAverage latency")
+    r = bs.parse_output(in_drain, offered=0.4)
+    assert (r.status, r.accepted, r.injected) == ("unstable", 0.2523, 0.31)
 
 
 def test_parse_saturated_but_finished_and_nan():

@@ -132,6 +132,14 @@ def test_a_single_pair_gets_the_min_cut():
     assert max_concurrent_flow(ring, d).lam == pytest.approx(1.0, rel=1e-7)
 
 
+@pytest.mark.parametrize("backend", ["highs", "glop", "pdlp"])
+def test_a_time_limit_stops_the_solver(backend):
+    g = parse_spec("hypercube:6")  # about 2 s for the fastest backend
+    r = max_concurrent_flow(g, pairs(64), backend=backend, time_limit=0.05)
+    assert r.status == "time_limit" and np.isnan(r.lam)
+    assert r.seconds < 5
+
+
 def test_no_traffic_over_links_is_unbounded():
     g = parse_spec("ring:5")
     r = max_concurrent_flow(g, np.eye(5))
