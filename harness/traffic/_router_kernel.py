@@ -50,8 +50,8 @@ F_VCT, F_WAIT_TAIL, F_PACKET_SIZE, F_MEASURE, F_DEADLOCK_CYCLES, F_WHEEL, F_DROP
 (S_CREATED_PACKETS, S_CREATED_FLITS, S_INJECTED_FLITS, S_EJECTED_FLITS, S_MEASURED_EJECTED_FLITS,
  S_MEASURED_DONE, S_MEASURED_OUTSTANDING, S_FLITS_IN_NETWORK, S_LAST_MOVE, S_HOPS_SUM,
  S_PLAT_SUM, S_NLAT_SUM, S_QLAT_SUM, S_LAT_COUNT, S_LAT_OVERFLOW, S_MEASURED_CREATED_FLITS,
- S_DROPPED_PACKETS) = range(17)
-NUM_STATS = 17
+ S_DROPPED_PACKETS, S_SWITCH_VISITS) = range(18)
+NUM_STATS = 18
 
 
 @njit(cache=True, inline="always")
@@ -110,7 +110,7 @@ def _destination(h, H, pattern_kind, dest, cdf, rng):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run_cycles(t0, ncycles, rate, timing, flags,
                # topology
                n, C, H, V, B, chan_dst, csr_indptr, host_switch,
@@ -134,7 +134,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                va_out_rr, vgrant, vgrant_rank, vreq_c,
                # results
                # event lists of the wheels, flits buffered per switch, next packet per host
-               ev_flit, ev_flit_n, ev_cred, ev_cred_n, in_sw, sw_flits, next_gen,
+               ev_flit, ev_flit_n, ev_cred, ev_cred_n, in_sw, sw_flits, next_gen, out_sw, sw_ready,
                rng, stats, lat_plat, lat_nlat):
     """Advance the network from cycle ``t0`` by ``ncycles``; returns ``(cycle reached, status)``."""
     P = flags[F_PACKET_SIZE]
@@ -176,7 +176,9 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                 buf_code[iv * B + pos] = code
                 buf_time[iv * B + pos] = t
                 vcount[iv] += 1
-                sw_flits[in_sw[iv // V]] += 1
+                r_in = in_sw[iv // V]
+                sw_flits[r_in] += 1
+                sw_ready[r_in] = t  # a body flit may leave in the cycle it arrives
                 if vstate[iv] == IDLE and vcount[iv] == 1:
                     vstate[iv] = ROUTING
                     vready[iv] = t + rd
@@ -212,6 +214,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
             if i < C:
                 ov = i * V + vc
                 ocredit[ov] += 1
+                sw_ready[out_sw[i]] = t  # a VC waiting for this credit may move
                 if ovc_owner[ov] <= -2 and ocredit[ov] == B:  # wait_for_tail_credit: the last credit is back
                     ovc_owner[ov] = -1
             else:
@@ -223,8 +226,10 @@ def run_cycles(t0, ncycles, rate, timing, flags,
             i_lo = in_ptr[r]
             i_hi = in_ptr[r + 1]
             nin = i_hi - i_lo
-            if nin == 0 or sw_flits[r] == 0:  # nothing buffered: nothing to route or move
-                continue
+            if nin == 0 or sw_flits[r] == 0 or sw_ready[r] > t:
+                continue  # nothing buffered, or everything buffered waits for a pipeline delay
+            nxt = t + (1 << 40)  # the earliest cycle this switch has something to do again
+            stats[S_SWITCH_VISITS] += 1
             o_lo = out_ptr[r]
             o_hi = out_ptr[r + 1]
             nout = o_hi - o_lo
@@ -240,7 +245,9 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                     if st != ROUTING and st != VC_ALLOC:
                         continue
                     if vready[iv] > t:
+                        nxt = min(nxt, vready[iv])
                         continue
+                    nxt = t + 1  # asks now; asks again next cycle unless it is granted
                     code = buf_code[iv * B + vhead[iv]]
                     pid = code // P
                     dh = pk_dst[pid]
@@ -336,10 +343,12 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                 in_acc[i_lo + a] = -1
                 for v in range(V):
                     iv = i * V + v
-                    if vstate[iv] != ACTIVE or vcount[iv] == 0 or vready[iv] > t:
+                    if vstate[iv] != ACTIVE or vcount[iv] == 0:
                         continue
-                    if buf_time[iv * B + vhead[iv]] > t:
+                    if vready[iv] > t:
+                        nxt = min(nxt, vready[iv])
                         continue
+                    nxt = t + 1
                     o = vout[iv]
                     if o < C and ocredit[o * V + voutvc[iv]] <= 0:
                         continue
@@ -351,6 +360,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                     if out_grant[o] < 0 or rank < out_grant_rank[o]:
                         out_grant[o] = a
                         out_grant_rank[o] = rank
+            sw_ready[r] = nxt
             if not any_req:
                 continue
             for k in range(nout):

@@ -48,8 +48,10 @@ __all__ = ["BACKENDS", "DEFAULT_BACKEND", "PATTERNS", "FlowBound", "channel_load
 
 #: LP backends of :func:`max_concurrent_flow`; ``auto`` means :data:`DEFAULT_BACKEND`
 BACKENDS = ("highs", "glop", "pdlp")
-#: chosen by tests/benchmarks/bench_throughput_lp.py (HiGHS's interior point beat GLOP's simplex and
-#: both first-order PDLP solvers on every 256-switch all-to-all LP measured; see docs/traffic.md)
+#: chosen by tests/benchmarks/bench_throughput_lp.py: HiGHS's interior point solved every all-to-all LP
+#: measured (64 to 256 switches) to 1e-11; PDLP was up to 2x faster on tori, hypercubes and random regular
+#: graphs but stalled on rings with shortcuts (ring:256 plus a matching: no answer in 400 s, HiGHS 85 s);
+#: GLOP was 4-18x slower than either (see docs/traffic.md)
 DEFAULT_BACKEND = "highs"
 
 #: the most switches the longest-matching pattern handles (networkx's blossom algorithm on the complete graph)

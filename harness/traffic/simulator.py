@@ -254,6 +254,8 @@ class _State:
         self.in_sw = np.concatenate([chan_dst, host_switch]).astype(np.int64)
         self.sw_flits = np.zeros(n, dtype=np.int64)
         self.next_gen = np.full(H, -1, dtype=np.int64)
+        self.out_sw = chan_src.astype(np.int64)
+        self.sw_ready = np.zeros(n, dtype=np.int64)
         # xorshift needs a non-zero state: mix the seed with splitmix64
         z = (int(seed) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
@@ -294,6 +296,7 @@ class _State:
             self.out_grant, self.out_grant_rank, self.in_acc, self.in_acc_rank,
             self.va_out_rr, self.vgrant, self.vgrant_rank, self.vreq_c,
             self.ev_flit, self.ev_flit_n, self.ev_cred, self.ev_cred_n, self.in_sw, self.sw_flits, self.next_gen,
+            self.out_sw, self.sw_ready,
             self.rng, self.stats, self.lat_plat, self.lat_nlat)
         self.t = int(t)
         return int(status)
