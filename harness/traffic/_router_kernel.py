@@ -45,7 +45,7 @@ OVERFLOW = 2  # a source queue or the packet pool is full: the offered load is f
 # indices into the ``timing`` array
 T_ROUTING, T_VC_ALLOC, T_SW_ALLOC, T_ST_FINAL, T_CREDIT, T_CHANNEL, T_INJECT, T_EJECT = range(8)
 # indices into the ``flags`` array
-F_VCT, F_WAIT_TAIL, F_PACKET_SIZE, F_MEASURE, F_DEADLOCK_CYCLES, F_WHEEL, F_DROP = range(7)
+F_VCT, F_WAIT_TAIL, F_PACKET_SIZE, F_MEASURE, F_DEADLOCK_CYCLES, F_WHEEL, F_DROP, F_QUEUE = range(8)
 # indices into the ``stats`` array (int64 counters, cumulative)
 (S_CREATED_PACKETS, S_CREATED_FLITS, S_INJECTED_FLITS, S_EJECTED_FLITS, S_MEASURED_EJECTED_FLITS,
  S_MEASURED_DONE, S_MEASURED_OUTSTANDING, S_FLITS_IN_NETWORK, S_LAST_MOVE, S_HOPS_SUM,
@@ -126,7 +126,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                # channels in flight (per output unit) and credits in flight (per input unit)
                wheel_code, wheel_vc, cwheel,
                # hosts
-               sq, sq_head, sq_count, h_pid, h_flit, h_vc, h_credit, h_busy, inj_rr,
+               pk_next, sq_head, sq_tail, sq_count, h_pid, h_flit, h_vc, h_credit, h_busy, inj_rr,
                # packets
                pk_src, pk_dst, pk_ctime, pk_itime, pk_state, pk_hops, pk_measure, free_pk, free_top,
                # arbitration pointers
@@ -139,7 +139,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
     """Advance the network from cycle ``t0`` by ``ncycles``; returns ``(cycle reached, status)``."""
     P = flags[F_PACKET_SIZE]
     W = flags[F_WHEEL]
-    Q = sq.shape[0] // H
+    Q = flags[F_QUEUE]
     vct = flags[F_VCT] != 0
     wait_tail = flags[F_WAIT_TAIL] != 0
     measure = flags[F_MEASURE] != 0
@@ -439,7 +439,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
             if pid < 0:
                 if sq_count[h] == 0:
                     continue
-                pid = sq[h * Q + sq_head[h]]
+                pid = sq_head[h]
                 # a head needs a free injection VC with space (rotating start, as BookSim)
                 s0 = inj_rr[h]
                 chosen = -1
@@ -452,7 +452,9 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                         break
                 if chosen < 0:
                     continue
-                sq_head[h] = (sq_head[h] + 1) % Q
+                sq_head[h] = pk_next[pid]  # the source queue is a list threaded through the packets
+                if sq_head[h] < 0:
+                    sq_tail[h] = -1
                 sq_count[h] -= 1
                 h_pid[h] = pid
                 h_flit[h] = 0
@@ -504,7 +506,12 @@ def run_cycles(t0, ncycles, rate, timing, flags,
             pk_state[pid] = init_state
             pk_hops[pid] = 0
             pk_measure[pid] = 1 if measure else 0
-            sq[h * Q + (sq_head[h] + sq_count[h]) % Q] = pid
+            pk_next[pid] = -1
+            if sq_tail[h] >= 0:
+                pk_next[sq_tail[h]] = pid
+            else:
+                sq_head[h] = pid
+            sq_tail[h] = pid
             sq_count[h] += 1
             stats[S_CREATED_PACKETS] += 1
             stats[S_CREATED_FLITS] += P

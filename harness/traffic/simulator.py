@@ -34,6 +34,7 @@ MAX_BUF = 1024
 MAX_PACKET = 1024
 MAX_CYCLES = 10_000_000
 MAX_DELAY = 64
+MAX_PACKETS = 1 << 23   #: packets alive at once (about 45 bytes each)
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class RouterConfig:
     acc_stopping_thres: float = 0.05
     deadlock_cycles: int = 5000      #: no flit moved for this long while flits are queued: a deadlock
     drain_limit: int = 100_000       #: at most this many cycles of drain
-    source_queue: int = 256          #: packets a host may queue before the run counts as saturated
+    source_queue: int = 1_000_000    #: packets one host may queue (the shared packet pool is the real limit)
 
     def check(self) -> None:
         def need(ok: bool, text: str) -> None:
@@ -197,7 +198,7 @@ class _State:
                 cfg.credit_delay + max(cfg.channel_latency, cfg.injection_latency), cfg.injection_latency) + 2
         self.W = W
         self.flags = np.asarray([1 if cfg.flow_control == "vct" else 0, cfg.wait_for_tail_credit, P, 0,
-                                 cfg.deadlock_cycles, W, 0], dtype=np.int64)
+                                 cfg.deadlock_cycles, W, 0, cfg.source_queue], dtype=np.int64)
         I = C + H
         self.buf_code = np.full(I * V * B, -1, dtype=np.int64)
         self.buf_time = np.zeros(I * V * B, dtype=np.int64)
@@ -213,9 +214,8 @@ class _State:
         self.wheel_code = np.full((C + 2 * H) * W, -1, dtype=np.int64)
         self.wheel_vc = np.zeros((C + 2 * H) * W, dtype=np.int64)
         self.cwheel = np.full(I * W, -1, dtype=np.int64)
-        Q = cfg.source_queue
-        self.sq = np.zeros(H * Q, dtype=np.int64)
-        self.sq_head = np.zeros(H, dtype=np.int64)
+        self.sq_head = np.full(H, -1, dtype=np.int64)
+        self.sq_tail = np.full(H, -1, dtype=np.int64)
         self.sq_count = np.zeros(H, dtype=np.int64)
         self.h_pid = np.full(H, -1, dtype=np.int64)
         self.h_flit = np.zeros(H, dtype=np.int64)
@@ -224,15 +224,21 @@ class _State:
         self.h_busy = np.zeros(H * V, dtype=np.int8)
         self.inj_rr = np.full(H, V - 1, dtype=np.int64)
         # packets alive: those in buffers and channels (at most one a flit slot) plus those queued at
-        # the sources; a pool that runs dry ends the load as saturated, like a full source queue
-        pool = I * V * B + min(H * Q, max(1 << 16, 16 * H)) + 4 * H
-        caps.EDGES.check(pool, "the simulator's packet pool")
+        # the sources.  A pool that runs dry ends the load as saturated; it holds enough queued packets
+        # per host for BookSim's criterion (mean latency over latency_thres) to decide first
+        queued = max(64, int(math.ceil(2 * cfg.latency_thres / P)))
+        pool = I * V * B + min(H * queued, 1 << 22) + 4 * H
+        if pool > MAX_PACKETS:
+            raise HopbenchError(f"this simulation would hold up to {pool:,} packets (buffers: {I:,} input ports x "
+                                f"{V} VCs x {B} flits), above the cap of {MAX_PACKETS:,}; use fewer VCs, smaller "
+                                f"buffers or fewer hosts")
         self.pk_src = np.zeros(pool, dtype=np.int32)
         self.pk_dst = np.zeros(pool, dtype=np.int32)
         self.pk_ctime = np.zeros(pool, dtype=np.int64)
         self.pk_itime = np.zeros(pool, dtype=np.int64)
         self.pk_state = np.zeros(pool, dtype=np.int32)
         self.pk_hops = np.zeros(pool, dtype=np.int32)
+        self.pk_next = np.full(pool, -1, dtype=np.int32)
         self.pk_measure = np.zeros(pool, dtype=np.int8)
         self.free_pk = np.arange(pool, dtype=np.int64)[::-1].copy()
         self.free_top = np.asarray([pool], dtype=np.int64)
@@ -290,7 +296,7 @@ class _State:
             *self.routing, *self.pattern,
             self.buf_code, self.buf_time, self.vhead, self.vcount, self.vstate, self.vready, self.vout,
             self.voutvc, self.vchosen, self.ovc_owner, self.ocredit, self.wheel_code, self.wheel_vc, self.cwheel,
-            self.sq, self.sq_head, self.sq_count, self.h_pid, self.h_flit, self.h_vc, self.h_credit, self.h_busy,
+            self.pk_next, self.sq_head, self.sq_tail, self.sq_count, self.h_pid, self.h_flit, self.h_vc, self.h_credit, self.h_busy,
             self.inj_rr, self.pk_src, self.pk_dst, self.pk_ctime, self.pk_itime, self.pk_state, self.pk_hops,
             self.pk_measure, self.free_pk, self.free_top, self.sa_in_rr, self.sa_out_rr, self.sa_vc_rr,
             self.out_grant, self.out_grant_rank, self.in_acc, self.in_acc_rank,
