@@ -24,7 +24,7 @@ PURPOSE = [
     "Graph, topology generators and specs, edge lists, Moore/Cerf bounds",
     "distance engine: bit-parallel APSP, incremental and dynamic distances",
     "problem kinds (registry; shortcut with Equality, routing)",
-    "analyses of a network: fault tolerance, physical cost",
+    "analyses of a network: fault tolerance, physical cost; traffic: simulator, routing, bounds",
     "solver contract: Solver, Param, budget, reporter, execution, registry, warm-up",
     "solver backends: shortcut/ and routing/",
     "benchmarks: suites, cells, sandbox, runner, results store, tuning",

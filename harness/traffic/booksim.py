@@ -261,7 +261,7 @@ def check_routing(values: dict[str, Any], *, network_text: str | None = None, gr
             raise HopbenchError("BookSim's anynet min routing has no deadlock avoidance and this network has a "
                                 "cycle, so the run can deadlock; use hopbench's own engine (deadlock-free "
                                 "routings), a torus/mesh with dim_order, or allow deadlocks to run it anyway "
-                                "(allow_deadlock=True)")
+                                "(--allow-deadlock; allow_deadlock=True from Python)")
         return
     raise HopbenchError(f"hopbench runs BookSim's torus, mesh or anynet topologies, not {topology!r}")
 

@@ -172,6 +172,11 @@ class _State:
         indptr, indices = g.csr
         n, C, H, V, B, P = g.n, 2 * g.m, int(net.hosts.count), cfg.num_vcs, cfg.vc_buf_size, cfg.packet_size
         caps.VERTICES.check(n, "the network's switch count")
+        slots = (C + H) * V * B  # every input buffer's flit slots, checked before anything is allocated
+        if slots > MAX_PACKETS:
+            raise HopbenchError(f"the routers would buffer {slots:,} flits ({C + H:,} input ports: {C:,} channels and "
+                                f"{H:,} hosts, x {V} VCs x {B} flits), above the simulator's cap of {MAX_PACKETS:,}; "
+                                f"use fewer hosts (--endpoints), VCs or smaller buffers")
         host_switch = np.asarray(net.hosts.host_switch, dtype=np.int64)
         chan_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
         chan_dst = np.asarray(indices, dtype=np.int64)

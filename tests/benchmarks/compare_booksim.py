@@ -10,7 +10,7 @@
    throughput (the same bisection and the same criterion for both: unstable, or accepted below 95 %
    of offered), and the latency of both at 50 % and 80 % of BookSim's saturation load, with the
    relative differences against the targets (2 %, 5 %, 10 %, 10 %).
-2. **Speed**, on one core (the process pins itself to CPU 0; BookSim runs under ``taskset -c 0``):
+2. **Speed**, on one core (the process pins itself to ``--cpu``, 0 by default; BookSim runs under ``taskset``):
    simulated router-cycles per second of both on the 16x16 torus with dim_order, uniform traffic, at
    0.3 and 0.6 of its saturation load, and the ratio; and one load point of a 512-switch DLN-2-y
    network with 16 hosts per switch (8,192 hosts; adaptive up*/down*, warm-up plus 10,000 measured
@@ -53,15 +53,15 @@ def ours(topology: str, k: int, pattern: str, packet_size: int, **extra) -> Netw
 
 
 def theirs(binary: str, topology: str, k: int, pattern: str, packet_size: int, load: float, *, seed: int = 1,
-           taskset: bool = False, **extra) -> booksim.BookSimResult:
+           taskset: int | None = None, **extra) -> booksim.BookSimResult:
     cfg = router_config(num_vcs=2, packet_size=packet_size, channel_latency=2 if topology == "torus" else 1, **extra)
     params = booksim_params(cfg, topology=topology, pattern=pattern, seed=seed)
     text = booksim.booksim_config(topology, k=k, n=2, injection_rate=load, **params)
     exe = binary
-    if taskset and shutil.which("taskset"):
+    if taskset is not None and shutil.which("taskset"):
         # a wrapper script keeps run_booksim's binary check: taskset would not answer like BookSim
-        wrapper = Path(os.environ.get("TMPDIR", "/tmp")) / "booksim-cpu0.sh"
-        wrapper.write_text(f"#!/bin/sh\nexec taskset -c 0 {binary} \"$@\"\n")
+        wrapper = Path(os.environ.get("TMPDIR", "/tmp")) / f"booksim-cpu{taskset}.sh"
+        wrapper.write_text(f"#!/bin/sh\nexec taskset -c {taskset} {binary} \"$@\"\n")
         wrapper.chmod(0o755)
         exe = str(wrapper)
     return booksim.run_booksim(exe, text, timeout=900)
@@ -125,9 +125,9 @@ def accuracy(binary: str, quick: bool) -> int:
     return misses
 
 
-def speed(binary: str) -> None:
+def speed(binary: str, cpu: int) -> None:
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {0})
+        os.sched_setaffinity(0, {cpu})
     print("\nspeed on one core: 16x16 torus, dim_order, 2 VCs, uniform, 1-flit packets, channel latency 2")
     net = ours("torus", 16, "uniform", 1)
     simulate_load(net, 0.01, seed=1)  # compile before timing
@@ -139,7 +139,7 @@ def speed(binary: str) -> None:
         p = simulate_load(net, load, seed=1)
         wall = time.perf_counter() - t
         mine = p.cycles * 256 / wall
-        b = theirs(binary, "torus", 16, "uniform", 1, load, taskset=True)
+        b = theirs(binary, "torus", 16, "uniform", 1, load, taskset=cpu)
         their_rate = b.cycles * 256 / b.wall_s
         print(f"  load {load:.4f} ({frac:.0%} of saturation): hopbench {mine / 1e6:.2f} M router-cycles/s "
               f"({p.cycles} cycles in {wall:.2f} s), BookSim {their_rate / 1e6:.2f} M ({b.cycles} cycles in "
@@ -180,6 +180,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="two accuracy configurations only")
     ap.add_argument("--speed-only", action="store_true")
     ap.add_argument("--accuracy-only", action="store_true")
+    ap.add_argument("--cpu", type=int, default=0, help="the core both simulators run on in the speed part")
     args = ap.parse_args()
     if not args.booksim:
         ap.error("give --booksim PATH or set HOPBENCH_BOOKSIM (../shared/peers/build-booksim.sh builds it)")
@@ -187,7 +188,7 @@ def main() -> int:
     if not args.speed_only:
         accuracy(binary, args.quick)
     if not args.accuracy_only:
-        speed(binary)
+        speed(binary, args.cpu)
     return 0
 
 

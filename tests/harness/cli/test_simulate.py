@@ -119,6 +119,8 @@ BAD = [
     (["--faults", "150"], "--faults"),
     (["--cycle-ns", "-1"], "--cycle-ns"),
     (["--endpoints", "-3"], "--endpoints"),
+    (["--endpoints", "100000"], "--endpoints"),
+    (["--endpoints", "10000000000"], "host"),
 ]
 
 
