@@ -45,8 +45,12 @@ def run(args: argparse.Namespace) -> int:
         raise HopbenchError("give either an edge file or --topology SPEC (exactly one)")
     if args.throughput is None and (args.routing or args.endpoints or args.lp_backend != "auto"):
         raise HopbenchError("--routing, --endpoints and --lp-backend go with --throughput PATTERN")
-    network = (networks.load_network(args.edgefile, forms=("result", "edges"), action="evaluate")
-               if args.edgefile else networks.from_topology(args.topology))
+    if args.edgefile is None:
+        network = networks.from_topology(args.topology)
+    elif networks.is_result_file(args.edgefile):  # a solution or routing-table file: its network
+        network = networks.from_result_file(args.edgefile, action="evaluate")
+    else:
+        network = networks.from_edge_file(args.edgefile)
     g = network.graph
     expected = seconds_estimate(g)
     if expected > LONG_EVALUATION_SECONDS:  # say so before a wait of minutes (a ring of 200,000 takes about 4)
