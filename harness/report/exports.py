@@ -88,16 +88,11 @@ def graphml_text(network: Network, endpoints: np.ndarray) -> str:
 
 
 def anynet_text(graph: Graph, endpoints: np.ndarray) -> str:
-    """BookSim anynet: ``router R node E... router S...`` per router (see the module docstring)."""
-    indptr, indices = graph.csr
-    first = np.concatenate([[0], np.cumsum(endpoints)]).astype(np.int64)
-    lines = []
-    for r in range(graph.n):
-        parts = [f"router {r}"]
-        parts += [f"node {e}" for e in range(int(first[r]), int(first[r + 1]))]
-        parts += [f"router {int(s)}" for s in sorted(indices[indptr[r]:indptr[r + 1]].tolist())]
-        lines.append(" ".join(parts))
-    return "\n".join(lines) + "\n"
+    """BookSim anynet: ``router R node E... router S...`` per router (see the module docstring); the one
+    writer is :func:`harness.traffic.booksim.anynet_text`, which ``--engine booksim`` runs on."""
+    from harness.traffic.booksim import anynet_text as booksim_anynet
+
+    return booksim_anynet(graph, endpoints)
 
 
 def routing_paths_doc(network: Network) -> dict[str, Any]:

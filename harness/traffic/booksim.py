@@ -270,8 +270,7 @@ def anynet_text(graph: Graph, endpoints: int | np.ndarray = 1) -> str:
     """The BookSim ``anynet`` network file of ``graph``: ``router R node E ... router S ...`` per router.
 
     ``endpoints`` (an integer or one per router) nodes per router, numbered router by router; every
-    link on both of its routers' lines.  Byte for byte what ``hopbench export --format anynet``
-    writes (:func:`harness.report.exports.anynet_text`, a layer above this one)."""
+    link on both of its routers' lines.  ``hopbench export --format anynet`` writes this too."""
     counts = np.full(graph.n, int(endpoints), dtype=np.int64) if np.ndim(endpoints) == 0 \
         else np.asarray(endpoints, dtype=np.int64)
     if counts.shape != (graph.n,) or (counts < 0).any():

@@ -48,6 +48,7 @@ import numpy as np
 import harness._threading  # noqa: F401  (OpenMP policy before numba loads)
 from numba import njit, prange
 
+from harness.engine.distances import distance_matrix
 from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
 from harness.traffic import deadlock
@@ -119,30 +120,6 @@ def _check_size(n: int, states: int, name: str) -> None:
 
 
 # --------------------------------------------------------------------------- kernels
-
-
-@njit(cache=True)
-def _all_distances(indptr, indices, n):
-    """``D[t, r]`` = hop distance (int16, ``_INF`` when unreachable); symmetric graphs."""
-    D = np.full((n, n), _INF, dtype=np.int16)
-    queue = np.empty(n, dtype=np.int64)
-    for t in range(n):  # serial: a few ms at n = 1024, and quicker to compile than a parallel loop
-        row = D[t]
-        row[t] = 0
-        queue[0] = t
-        head = 0
-        tail = 1
-        while head < tail:
-            v = queue[head]
-            head += 1
-            dv = row[v] + 1
-            for e in range(indptr[v], indptr[v + 1]):
-                w = indices[e]
-                if row[w] == _INF:
-                    row[w] = dv
-                    queue[tail] = w
-                    tail += 1
-    return D
 
 
 @njit(cache=True)
@@ -369,7 +346,8 @@ def _graph_routing(mode: int, name: str, graph: Graph, V: int, root: int | None)
     _check_size(n, S, name)
     check_connected(graph)
     indptr, indices = _csr(graph)
-    DT = _all_distances(indptr, indices, n)
+    # all-pairs hop distances from the distance engine (connected, so no pair is unreachable)
+    DT = distance_matrix(graph, dtype=np.int16)
     meta: dict = {}
     if mode == 2:
         D0 = D1 = np.zeros((1, 1), dtype=np.int16)

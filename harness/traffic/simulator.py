@@ -203,7 +203,7 @@ class _State:
                 cfg.credit_delay + max(cfg.channel_latency, cfg.injection_latency), cfg.injection_latency) + 2
         self.W = W
         self.flags = np.asarray([1 if cfg.flow_control == "vct" else 0, cfg.wait_for_tail_credit, P, 0,
-                                 cfg.deadlock_cycles, W, 0, cfg.source_queue], dtype=np.int64)
+                                 cfg.deadlock_cycles, W, cfg.source_queue], dtype=np.int64)
         I = C + H
         self.buf_code = np.full(I * V * B, -1, dtype=np.int64)
         self.buf_time = np.zeros(I * V * B, dtype=np.int64)
@@ -336,9 +336,6 @@ def simulate_load(net: Network, load: float, *, seed: int = 1,
     cfg = net.config
     started = time.perf_counter()
     st = _State(net, seed)
-    # a full source queue refuses new packets (counted) instead of stopping the run, so that a load past
-    # saturation still measures what the network accepts: the plateau of a latency-throughput curve
-    st.flags[k.F_DROP] = 1
     H = st.H
     status = "ok"
     deadlock = False
@@ -470,7 +467,6 @@ def soak(net: Network, load: float, cycles: int, *, seed: int = 1, chunk: int = 
         raise HopbenchError(f"a soak runs 1..{100 * MAX_CYCLES:,} cycles, got {cycles}")
     started = time.perf_counter()
     st = _State(net, seed)
-    st.flags[k.F_DROP] = 1
     done = 0
     deadlock = False
     while done < cycles:

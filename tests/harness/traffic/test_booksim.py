@@ -181,7 +181,7 @@ def bad_binary(path, monkeypatch=None) -> str:
     start = time.perf_counter()
     with pytest.raises(HopbenchError) as excinfo:
         bs.find_booksim(path)
-    assert time.perf_counter() - start < 5.0
+    assert time.perf_counter() - start < 60.0  # not a timing: a binary or run that is not stopped lasts minutes
     return one_line_error(excinfo)
 
 
@@ -223,7 +223,7 @@ def test_true_and_garbage_printers_are_not_booksim(tmp_path):
 
 
 def test_a_binary_that_hangs_is_stopped_within_5_s(tmp_path):
-    hang = script(tmp_path, "hang", "sleep 30\n")
+    hang = script(tmp_path, "hang", "sleep 300\n")
     assert "did not answer" in bad_binary(hang)
 
 
@@ -241,14 +241,14 @@ def test_a_run_past_its_limit_is_killed_with_its_children(tmp_path):
     pidfile = tmp_path / "child.pid"
     fake = script(tmp_path, "booksim", f"""\
         if [ $# -eq 0 ]; then echo 'Usage: booksim configfile...' >&2; exit 0; fi
-        sleep 60 &
+        sleep 300 &
         echo $! > {pidfile}
         wait
         """)
     start = time.perf_counter()
     with pytest.raises(HopbenchError) as excinfo:
         bs.run_booksim(fake, bs.booksim_config("torus", num_vcs=2), timeout=0.5)
-    assert time.perf_counter() - start < 5.0
+    assert time.perf_counter() - start < 60.0  # not a timing: a binary or run that is not stopped lasts minutes
     assert "time limit" in one_line_error(excinfo)
     child = int(pidfile.read_text())
     for _ in range(50):
@@ -430,5 +430,5 @@ def test_real_run_past_its_limit(booksim_binary):
     start = time.perf_counter()
     with pytest.raises(HopbenchError) as excinfo:
         bs.run_booksim(booksim_binary, config, timeout=1.0)
-    assert time.perf_counter() - start < 5.0
+    assert time.perf_counter() - start < 60.0  # not a timing: a binary or run that is not stopped lasts minutes
     assert "time limit" in one_line_error(excinfo)
