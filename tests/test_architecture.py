@@ -24,13 +24,14 @@ LAYERS = [
     ("harness.problems",),
     ("harness.analysis", "harness.traffic"),
     ("solvers", "solvers.contract"),
-    ("solvers.shortcut", "solvers.routing"),
+    ("solvers.shortcut", "solvers.routing", "solvers.traffic"),
     ("harness.bench",),
     ("harness.testing",),
     ("harness.report",),
     ("harness.cli",),
 ]
-INDEPENDENT = [("harness.problems.shortcut", "harness.problems.routing"), ("solvers.shortcut", "solvers.routing")]
+INDEPENDENT = [("harness.problems.shortcut", "harness.problems.routing"), ("solvers.shortcut", "solvers.routing"),
+               ("solvers.shortcut", "solvers.traffic"), ("solvers.routing", "solvers.traffic")]
 
 
 def _modules() -> dict[str, Path]:

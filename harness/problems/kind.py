@@ -162,6 +162,12 @@ class ProblemKind(ABC):
     name: ClassVar[str] = ""
     #: objectives of this kind (names unique across kinds: a board row's objective names its kind)
     objectives: ClassVar[tuple[str, ...]] = ()
+    #: the objectives that are better when larger (a throughput); every other objective is minimised.
+    #: Boards rank, pick the best run and measure gaps in that direction, and traces improve upward
+    maximised: ClassVar[frozenset[str]] = frozenset()
+    #: whether its solvers improve a solution over time (boards draw anytime curves); a measurement
+    #: (a simulation) reports one value at its end
+    anytime: ClassVar[bool] = True
     #: the ``format`` field of the result documents this kind verifies
     formats: ClassVar[tuple[str, ...]] = ()
     #: keys a suite instance table of this kind may hold (besides the shared ones: split, references, ...)

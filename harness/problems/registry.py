@@ -14,7 +14,9 @@ from harness.plugins import import_named_modules
 from harness.problems.kind import ProblemKind, Verdict
 
 #: built-in kinds: name -> module that defines ``KIND``
-BUILTIN = {"shortcut": "harness.problems.shortcut.kind", "routing": "harness.problems.routing.kind"}
+BUILTIN = {"shortcut": "harness.problems.shortcut.kind", "routing": "harness.problems.routing.kind",
+           # traffic lives beside the simulator it needs, a layer above the problem kinds
+           "traffic": "harness.traffic.kind"}
 
 _KINDS: dict[str, ProblemKind] = {}
 _plugins: set[str] = set()
@@ -77,6 +79,14 @@ def kind_of_objective(objective: str) -> ProblemKind:
             return kind
     raise HopbenchError(f"unknown objective {objective!r}; the problem kinds know "
                         f"{', '.join(o for k in all_kinds() for o in k.objectives)}")
+
+
+def is_maximised(objective: str) -> bool:
+    """Whether a larger value of ``objective`` is better (an unknown objective is minimised, like most)."""
+    try:
+        return objective in kind_of_objective(objective).maximised
+    except HopbenchError:
+        return False
 
 
 def kind_of_format(fmt: str) -> ProblemKind:

@@ -9,7 +9,8 @@ Optuna trials of ``hopbench tune`` (rows with a ``study``):
 ``mean``, ``ci95``   mean objective over the ok runs (seeds) and the half-width of its
                      95% Student-t confidence interval, ``t(0.975, n-1) * s / sqrt(n)``
                      with ``s`` the sample standard deviation (blank for n = 1)
-``best``             smallest objective; its run's solution is written next to the board
+``best``             smallest objective (largest for a maximised one, a throughput); its run's
+                     solution is written next to the board
 ``median_time_s``    median wall time of the ok runs
 ``mean_<metric>``    the mean of each metric the instance's kind shows (diameter and ASPL;
                      max load and σ(4, R)) over the ok runs
@@ -32,7 +33,8 @@ Optuna trials of ``hopbench tune`` (rows with a ``study``):
 ``rank``             per instance, by mean objective (ascending; means equal to 1e-10 share
                      a rank, the next rank skips: 1, 1, 3); rows without ok runs have none
 
-Gaps are fractions (0.05 = 5% above the reference).  An ok run whose graph is
+Gaps are fractions (0.05 = 5% above the reference; for a maximised objective, 5% below it:
+a positive gap is worse either way, and ranks run from the largest mean).  An ok run whose graph is
 disconnected has an infinite objective (stored as NULL); it counts as ``inf``, so
 its row's mean is ``inf`` and it ranks last.  Published reference rows (the papers'
 own numbers) are kept apart (:attr:`Board.references`) and shown beside ours,
@@ -54,7 +56,7 @@ import numpy as np
 
 from harness.errors import HopbenchError
 from harness.problems.kind import MetricColumn
-from harness.problems.registry import all_kinds
+from harness.problems.registry import all_kinds, is_maximised
 from harness.report.facts import InstanceFacts, reference_values, suite_facts
 from harness.report.labels import display_label, param_labels, with_budgets
 from harness.report.statistics import ci95_halfwidth, rank_values, relative_gap
@@ -140,6 +142,7 @@ def aggregate(runs: pd.DataFrame, facts: dict[str, InstanceFacts], suite: str,
     out = []
     for (instance, solver, params), g in runs.groupby(["instance", "solver", "params"], sort=False):
         fa = facts[instance]
+        maximise = is_maximised(fa.objective)
         ok = g[g["status"] == "ok"]
         objectives = [_as_objective(x) for x in ok["objective"]]
         metrics = [_metrics_of(m) for m in ok["metrics"]]
@@ -161,7 +164,8 @@ def aggregate(runs: pd.DataFrame, facts: dict[str, InstanceFacts], suite: str,
 
         best_seed = best_run = None
         if len(ok):
-            order = sorted(zip(objectives, ok["seed"].astype(int), ok["id"].astype(int)))
+            order = sorted(zip([-v if maximise else v for v in objectives], ok["seed"].astype(int),
+                               ok["id"].astype(int)))
             _, best_seed, best_run = order[0]
         pub_mean = metric_mean(fa.published_metric) if fa.published_metric else None
         out.append({
@@ -172,19 +176,21 @@ def aggregate(runs: pd.DataFrame, facts: dict[str, InstanceFacts], suite: str,
             "mean": mean, "ci95": ci95_halfwidth(np.array(objectives)) if objectives else None,
             "std": (float(np.std(objectives, ddof=1)) if len(objectives) > 1 and len(finite) == len(objectives)
                     else None),
-            "best": min(objectives) if objectives else None, "worst": max(objectives) if objectives else None,
+            "best": (max if maximise else min)(objectives) if objectives else None,
+            "worst": (min if maximise else max)(objectives) if objectives else None,
             "median_time_s": float(ok["elapsed_s"].median()) if len(ok) and ok["elapsed_s"].notna().any() else None,
             **{c.column: metric_cell(c) for kind in all_kinds() for c in kind.metric_columns},
-            "lower_bound": fa.lower_bound, "gap_lower_bound": relative_gap(mean, fa.lower_bound),
-            "optimum": fa.optimum, "gap_optimum": relative_gap(mean, fa.optimum),
-            "best_known": fa.best_known, "gap_best_known": relative_gap(mean, fa.best_known),
+            "lower_bound": fa.lower_bound, "gap_lower_bound": relative_gap(mean, fa.lower_bound, maximise),
+            "optimum": fa.optimum, "gap_optimum": relative_gap(mean, fa.optimum, maximise),
+            "best_known": fa.best_known, "gap_best_known": relative_gap(mean, fa.best_known, maximise),
             "published_metric": fa.published_metric, "published_best": fa.published_best,
-            "published_metric_mean": pub_mean, "gap_published": relative_gap(pub_mean, fa.published_best),
+            "published_metric_mean": pub_mean, "gap_published": relative_gap(pub_mean, fa.published_best, maximise),
             "rank": None, "best_seed": best_seed, "best_run_id": best_run, "solution": None,
         })
     df = pd.DataFrame(out, columns=board_columns())
     for instance, idx in df.groupby("instance", sort=False).groups.items():
-        ranks = rank_values([None if pd.isna(m) else float(m) for m in df.loc[idx, "mean"]])
+        ranks = rank_values([None if pd.isna(m) else float(m) for m in df.loc[idx, "mean"]],
+                            is_maximised(facts[instance].objective))
         df.loc[idx, "rank"] = pd.array(ranks, dtype="Int64")
     df["rank"] = df["rank"].astype("Int64")
     for col in ("best_seed", "best_run_id"):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from harness.errors import HopbenchError
-from harness.problems.registry import get_kind
+from harness.problems.registry import get_kind, is_maximised
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,9 @@ def published_comparison(references: Iterable[dict[str, Any]], kind: str, object
     for metric in dict.fromkeys(candidates):
         found = [v[metric] for v in values if metric in v]
         if found:
-            return metric, float(min(found))
+            # the best published value: the largest of a maximised objective, else the smallest
+            best = max if metric in ("objective", objective) and is_maximised(objective) else min
+            return metric, float(best(found))
     return None, None
 
 

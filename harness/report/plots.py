@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.problems.registry import get_kind
+from harness.problems.registry import get_kind, is_maximised
 from harness.report.board import Board
 from harness.report.labels import display_label
 from harness.report.statistics import anytime_quantiles, win_rates
@@ -105,7 +105,8 @@ def objective_vs_n_figure(board: Board):
         # a row that states a bound is no result anyone published
         pub = pub[[label not in get_kind(board.facts[i].kind).bound_labels for i, label in zip(pub["instance"], pub["label"])]]
         if len(pub):
-            best = pub.groupby("instance")["objective"].min()
+            maximise = is_maximised(board.facts[g["instance"].iloc[0]].objective)
+            best = pub.groupby("instance")["objective"].max() if maximise else pub.groupby("instance")["objective"].min()
             sizes = [board.facts[i].n for i in best.index]
             ax.scatter(sizes, best.values, marker="x", color="black", s=28, zorder=5, label="published (best)")
         ns = g["n"].astype(float)
@@ -136,7 +137,8 @@ def _anytime_instances(board: Board) -> list[str]:
     traced = set(board.runs.loc[board.runs["id"].isin(finite), "instance"])
     chosen = []
     for group in dict.fromkeys(board.rows["group"]):
-        cands = [f for f in board.facts.values() if f.group == group and f.id in traced]
+        cands = [f for f in board.facts.values() if f.group == group and f.id in traced
+                 and get_kind(f.kind).anytime]
         if cands:
             chosen.append(max(cands, key=lambda f: (f.n, -f.order)).id)
     return chosen[:MAX_ANYTIME_PANELS]

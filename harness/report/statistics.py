@@ -34,24 +34,29 @@ def ci95_halfwidth(values: np.ndarray) -> float | None:
     return float(stats.t.ppf(0.975, n - 1) * s / math.sqrt(n))
 
 
-def relative_gap(value: float | None, reference: float | None) -> float | None:
-    """``(value - reference) / reference``; None when either is missing or the reference is 0."""
+def relative_gap(value: float | None, reference: float | None, maximise: bool = False) -> float | None:
+    """How far ``value`` falls short of ``reference``, as a fraction of it: ``(value - reference) / reference``
+    for a minimised objective, ``(reference - value) / reference`` for a maximised one (a throughput), so
+    a positive gap is always worse.  None when either is missing or the reference is 0."""
     if value is None or reference is None or reference == 0 or not math.isfinite(reference):
         return None
     if not math.isfinite(value):
         return math.inf
-    return (value - reference) / reference
+    return (reference - value) / reference if maximise else (value - reference) / reference
 
 
-def rank_values(means: list[float | None]) -> list[int | None]:
-    """Competition ranks (1, 1, 3) of the means, ascending; None stays unranked."""
-    keys = [None if m is None else (round(m, RANK_DECIMALS) if math.isfinite(m) else math.inf) for m in means]
+def rank_values(means: list[float | None], maximise: bool = False) -> list[int | None]:
+    """Competition ranks (1, 1, 3) of the means, ascending (descending when ``maximise``); None stays
+    unranked.  An infinite mean (a disconnected graph's ASPL) ranks last."""
+    sign = -1.0 if maximise else 1.0
+    keys = [None if m is None else (sign * round(m, RANK_DECIMALS) if math.isfinite(m) else math.inf) for m in means]
     ranked = [k for k in keys if k is not None]
     return [None if k is None else 1 + sum(1 for o in ranked if o < k) for k in keys]
 
 
 def win_rates(rows: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Share of instances where row label A beats B (strictly lower mean objective).
+    """Share of instances where row label A beats B (a strictly better mean objective: lower, or higher for
+    a maximised one such as a throughput).
 
     Only instances where both have ok runs count; ties count for neither, so
     ``W[A, B] + W[B, A] <= 1``.  Returns ``(labels, W, counts)`` with
@@ -63,8 +68,11 @@ def win_rates(rows: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
     k = len(labels)
     wins = np.zeros((k, k))
     counts = np.zeros((k, k), dtype=int)
+    from harness.problems.registry import is_maximised
+
     for _, g in ranked.groupby("instance", sort=False):
-        means = {display_label(s, p): round(float(m), RANK_DECIMALS) if math.isfinite(m) else math.inf
+        sign = -1.0 if "objective_name" in g and is_maximised(str(g["objective_name"].iloc[0])) else 1.0
+        means = {display_label(s, p): sign * round(float(m), RANK_DECIMALS) if math.isfinite(m) else math.inf
                  for s, p, m in zip(g["solver"], g["params"], g["mean"])}
         for a, ma in means.items():
             for b, mb in means.items():

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from typing import Any, ClassVar, Iterator, Sequence
 
 import solvers
-from harness.problems.registry import get_kind
+from harness.problems.registry import get_kind, is_maximised
 from solvers.contract.budget import Budget
 from solvers.contract.execution import execute
 from solvers.contract.limits import overrun_allowance
@@ -124,6 +124,8 @@ def check_valid_within_time_limit(name: str, problem: Any, *, time_limit: float 
     evaluation = outcome.solution.evaluate()  # re-validates from scratch: raises on any violation
     assert not math.isnan(evaluation.objective)
     values = [p.value for p in outcome.trace]
+    if is_maximised(getattr(problem, "objective", "")):
+        values = [-v for v in values]  # a throughput improves upward
     assert all(b <= a for a, b in zip(values, values[1:])), f"{name}: the trace got worse: {values}"
     assert all(b.elapsed_s >= a.elapsed_s and b.evaluations >= a.evaluations
                for a, b in zip(outcome.trace, outcome.trace[1:])), f"{name}: a trace counter went back"

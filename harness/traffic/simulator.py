@@ -320,6 +320,10 @@ class _State:
         return int(ages.sum()), int(alive.sum())
 
 
+class SimulationStopped(Exception):
+    """Raised when a simulation's ``stop`` callback says so (a time budget ran out): it has no partial result."""
+
+
 def _check_load(load: float) -> float:
     load = float(load)
     if not (0.0 < load <= 1.0) or not math.isfinite(load):
@@ -329,8 +333,16 @@ def _check_load(load: float) -> float:
 
 def simulate_load(net: Network, load: float, *, seed: int = 1,
                   stop: Callable[[], bool] | None = None) -> LoadPoint:
-    """One offered load (flits/cycle/host), measured as BookSim's ``sim_type = latency``."""
+    """One offered load (flits/cycle/host), measured as BookSim's ``sim_type = latency``.
+
+    ``stop`` is asked between sample periods (warm-up and drain included); when it says yes the
+    simulation ends with :class:`SimulationStopped`.
+    """
     from harness.traffic import _router_kernel as k
+
+    def check_stop() -> None:
+        if stop is not None and stop():
+            raise SimulationStopped
 
     load = _check_load(load)
     cfg = net.config
@@ -347,6 +359,7 @@ def simulate_load(net: Network, load: float, *, seed: int = 1,
 
     # warm-up
     for _ in range(cfg.warmup_periods):
+        check_stop()
         code = st.run(cfg.sample_period, load, False)
         bad = finish(code)
         if bad:
@@ -359,8 +372,7 @@ def simulate_load(net: Network, load: float, *, seed: int = 1,
     converged = 0
     phases = cfg.warmup_periods
     while status == "ok" and phases < cfg.max_samples and converged < 3:
-        if stop is not None and stop():
-            raise KeyboardInterrupt
+        check_stop()
         code = st.run(cfg.sample_period, load, True)
         phases += 1
         bad = finish(code)
@@ -391,6 +403,7 @@ def simulate_load(net: Network, load: float, *, seed: int = 1,
     if status in ("ok", "not converged"):
         drained = 0
         while st.stats[k.S_MEASURED_OUTSTANDING] > 0 and drained < cfg.drain_limit:
+            check_stop()
             step = min(1000, cfg.drain_limit - drained)
             code = st.run(step, load, False)
             drained += step
@@ -485,7 +498,7 @@ def soak(net: Network, load: float, cycles: int, *, seed: int = 1, chunk: int = 
 
 
 def zero_load_latency(net: Network, *, seed: int = 1, load: float | None = None,
-                      packets: int = 20_000) -> LoadPoint:
+                      packets: int = 20_000, stop: Callable[[], bool] | None = None) -> LoadPoint:
     """Latency at a load low enough that packets rarely meet (default: 1 % of a flit per cycle per host).
 
     The sample periods are lengthened so that the measurement sees about ``packets`` packets (a
@@ -496,7 +509,7 @@ def zero_load_latency(net: Network, *, seed: int = 1, load: float | None = None,
     period = int(math.ceil(packets / max(1, cfg.max_samples - cfg.warmup_periods) / per_cycle))
     budget = (MAX_CYCLES - cfg.drain_limit) // (cfg.max_samples + cfg.warmup_periods)
     period = max(cfg.sample_period, min(period, budget, 1_000_000))
-    return simulate_load(with_config(net, sample_period=period), load, seed=seed)
+    return simulate_load(with_config(net, sample_period=period), load, seed=seed, stop=stop)
 
 
 @dataclass
@@ -506,7 +519,8 @@ class Saturation:
 
 
 def saturation_throughput(net: Network, *, seed: int = 1, high: float = 1.0, tolerance: float = 0.005,
-                          progress: Callable[[LoadPoint], None] | None = None) -> Saturation:
+                          progress: Callable[[LoadPoint], None] | None = None,
+                          stop: Callable[[], bool] | None = None) -> Saturation:
     """Bisection on offered load: the largest load that is not saturated, to ``tolerance`` (absolute).
 
     A load is saturated when BookSim would call it unstable, when it does not converge, when a
@@ -518,7 +532,7 @@ def saturation_throughput(net: Network, *, seed: int = 1, high: float = 1.0, tol
     def sat(p: LoadPoint) -> bool:
         return p.saturated
 
-    p = simulate_load(net, hi, seed=seed)
+    p = simulate_load(net, hi, seed=seed, stop=stop)
     points.append(p)
     if progress:
         progress(p)
@@ -526,7 +540,7 @@ def saturation_throughput(net: Network, *, seed: int = 1, high: float = 1.0, tol
         return Saturation(hi, points)
     while hi - lo > tolerance:
         mid = (lo + hi) / 2
-        p = simulate_load(net, mid, seed=seed)
+        p = simulate_load(net, mid, seed=seed, stop=stop)
         points.append(p)
         if progress:
             progress(p)

@@ -36,7 +36,7 @@ from harness.plugins import import_named_modules
 from solvers.contract.solver import Solver
 
 #: the packages whose modules are scanned for solvers (shipped ones, and files users drop in)
-BUILTIN_PACKAGES = ("solvers.shortcut", "solvers.routing")
+BUILTIN_PACKAGES = ("solvers.shortcut", "solvers.routing", "solvers.traffic")
 
 #: the solver classes shipped with hopbench, as ``"module:Class"``: the only ones trusted to keep
 #: their budgets (``tests/solvers/contract/test_trust.py`` checks it against the repository's files)
@@ -54,6 +54,7 @@ SHIPPED = frozenset({
     "solvers.shortcut.random_matching:RandomMatching",
     "solvers.shortcut.random_shortcuts:RandomShortcuts",
     "solvers.shortcut.vrs:VertexRandomShortcuts",
+    "solvers.traffic.simulator:TrafficSimulator",
 })
 
 _REGISTRY: dict[str, type[Solver]] = {}

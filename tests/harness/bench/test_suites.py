@@ -23,8 +23,8 @@ def test_standard_suites_load_and_build_their_problems():
 
 def test_quick_is_small_and_covers_every_kind():
     quick = load_suite("quick")
-    assert len(quick.instances) <= 6
-    assert {i.kind for i in quick.instances} == {"shortcut", "routing"}
+    assert len(quick.instances) <= 7
+    assert {i.kind for i in quick.instances} == {"shortcut", "routing", "traffic"}
 
 
 def test_edgecut2022_grid_ids_splits_and_references():

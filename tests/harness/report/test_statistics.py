@@ -33,10 +33,18 @@ def test_ranks_share_ties_and_skip():
     assert rank_values([0.1 + 0.2, 0.3, math.inf]) == [1, 1, 3]  # equal up to rounding noise
 
 
+def test_a_maximised_objective_ranks_the_largest_first_and_infinity_last():
+    assert rank_values([0.3, 0.5, 0.3, None, 0.1], maximise=True) == [2, 1, 2, None, 4]
+    assert rank_values([0.2, math.inf], maximise=True) == [1, 2]
+
+
 def test_relative_gap():
     assert relative_gap(3.0, 2.0) == 0.5
     assert relative_gap(None, 2.0) is None and relative_gap(3.0, None) is None and relative_gap(3.0, 0) is None
     assert relative_gap(math.inf, 2.0) == math.inf
+    # a throughput: short of the reference is a positive gap, past it a negative one
+    assert relative_gap(0.3, 0.4, maximise=True) == pytest.approx(0.25)
+    assert relative_gap(0.5, 0.4, maximise=True) == pytest.approx(-0.25)
 
 
 def test_quantiles_treat_inf_as_not_yet_reported():

@@ -53,7 +53,8 @@ def _solver_class(name: str, module: str, qualname: str = "Rogue") -> type[Solve
 def _tracked_solver_modules() -> list[str]:
     """The solver modules the repository tracks (what a hopbench release ships), by git."""
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "ls-files", "solvers/shortcut", "solvers/routing"],
+        out = subprocess.run(["git", "-C", str(ROOT), "ls-files",
+                              *(package.replace(".", "/") for package in registry.BUILTIN_PACKAGES)],
                              capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         pytest.skip("git is not available")

@@ -1,0 +1,1 @@
+"""solvers/traffic: simulators, the solvers of the traffic kind"""

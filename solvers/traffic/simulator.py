@@ -1,0 +1,43 @@
+"""``simulator``: hopbench's cycle-level simulator as the solver of traffic problems.
+
+It "solves" a :class:`~harness.traffic.problem.TrafficProblem` by measuring it
+(:func:`harness.traffic.measure.measure`): zero-load latency, saturation throughput by bisection,
+the stated load, a latency curve, the LP bound.  The seed drives the packets' arrivals only.  A
+simulation has no partial answer: when the time budget ends first the run is an error saying so.
+The evaluation budget is not a stopping rule here; it counts simulated load points.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from solvers.contract.budget import Budget, Reporter
+from solvers.contract.registry import register
+from solvers.contract.solver import Param, Solver
+
+
+@register
+class TrafficSimulator(Solver):
+    name = "simulator"
+    kinds = ("traffic",)
+    description = ("hopbench's cycle-level simulator (BookSim2's input-queued router and measurement): "
+                   "zero-load latency, saturation throughput by bisection, a latency curve and the LP bound")
+    params = {
+        "curve": Param(5, "latency-curve points, at 1/curve .. 1 of the saturation throughput (0: none)",
+                       minimum=0, maximum=50, tunable=False),
+        "tolerance": Param(0.005, "the saturation bisection's width, flits/cycle/host", minimum=0.001,
+                           maximum=0.1, tunable=False),
+        "bound": Param(True, "also solve the all-paths LP bound (max concurrent flow) of the pattern",
+                       tunable=False),
+    }
+
+    def solve(self, problem: Any, *, seed: int, budget: Budget, report: Reporter) -> Any:
+        from harness.traffic.measure import measure
+
+        has_clock = budget.time_s is not None
+        result = measure(problem, seed=seed, curve=self.config["curve"], tolerance=self.config["tolerance"],
+                         bound=self.config["bound"],
+                         stop=(lambda: report.remaining_time() <= 0) if has_clock else None,
+                         remaining=report.remaining_time, count=report.count)
+        ev = result.evaluate()
+        report(ev.objective)
+        return result
