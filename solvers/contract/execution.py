@@ -72,6 +72,7 @@ def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = Non
     solution.params = dict(solver.config)
     solution.seed = seed
     solution.elapsed_s = elapsed
+    solution.trace, solution.evaluations = reporter.trace, reporter.evaluations
     if getattr(solution, "evaluation", None) is None and hasattr(solution, "evaluate"):
         solution.evaluate()
     return RunOutcome(solution, reporter.trace, reporter.evaluations, elapsed)
