@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -175,3 +176,11 @@ def test_suites_and_the_store_are_reachable():
         assert len(store.dataframe()) == 0
     finally:
         store.close()
+
+
+def test_the_readme_one_liner_runs():
+    readme = (ROOT / "README.md").read_text()
+    call = re.search(r"`(hopbench\.solve\(hopbench\.ShortcutProblem\(.*?\)[^`]*)`", readme).group(1)
+    solution = eval(call, {"hopbench": hopbench})  # noqa: S307 - our own README
+    assert solution.solver == "edgecut-full" and len(solution.shortcuts) <= 16
+    assert hopbench.verify(solution).valid
