@@ -125,9 +125,10 @@ def add_solver_options(p: argparse.ArgumentParser, *, output: str, json_help: st
 
 
 def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report: Any = None,
-               on_start: Any = None) -> Any:
-    """Run ``solver`` once on ``problem`` under ``--time-limit``, its kernels compiled before the clock
-    starts; returns the run's outcome (solution, trace, evaluations, elapsed time).
+               on_start: Any = None, time_limit: Any = None, evaluations: int | None = None) -> Any:
+    """Run ``solver`` once on ``problem`` under ``--time-limit`` (or ``time_limit``, seconds or their text,
+    when given) and ``evaluations``, its kernels compiled before the clock starts; returns the run's outcome
+    (solution, trace, evaluations, elapsed time).
 
     ``on_report(point)`` hears every improvement the solver reports (a ``TracePoint``);
     ``on_start()`` is called when the warm-up is over and the solver's clock starts.
@@ -137,7 +138,8 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
     from solvers.contract.execution import execute
     from solvers.contract.warmup import warm_up_solver
 
-    budget = Budget(time_s=positive_seconds(args.time_limit) if args.time_limit is not None else None)
+    seconds = time_limit if time_limit is not None else args.time_limit
+    budget = Budget(time_s=positive_seconds(str(seconds)) if seconds is not None else None, evaluations=evaluations)
     if budget.time_s is not None and solvers.is_builtin(solver.name):
         warm_up_solver(solver.name, dict(solver.config))
     if on_start is not None:
