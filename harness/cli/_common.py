@@ -144,7 +144,45 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
         warm_up_solver(solver.name, dict(solver.config))
     if on_start is not None:
         on_start()
-    return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report)
+    with stop_on_signals() as stop:  # from here on, Ctrl-C keeps the best solution found
+        return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report, stop=stop)
+
+
+#: the exit code of a command stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)
+INTERRUPTED_EXIT = 130
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[threading.Event]:
+    """Inside the block, the first SIGINT (Ctrl-C) or SIGTERM sets the yielded event instead of ending the
+    process: a solver polls its budget, which the event ends, so it stops and returns its best solution, which
+    the command then writes.  The handlers are put back at once, so a second signal ends the process as
+    usual (a solver that is not polling, e.g. inside a long compiled kernel, can still be stopped)."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.getsignal(sig) for sig in signals}
+
+    def handler(signum: int, frame: Any) -> None:
+        stop.set()
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    for sig in signals:
+        signal.signal(sig, handler)
+    try:
+        yield stop
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def interrupted_note(output: str | None, what: str) -> str:
+    """The stderr line of a run stopped by a signal."""
+    where = f"written to {output}, marked \"interrupted\": true" if output else "not written anywhere (no -o FILE)"
+    return f"interrupted: the solver stopped at its next budget poll; the best {what} it had found is {where}"
 
 
 @contextlib.contextmanager

@@ -3,6 +3,9 @@
 On a terminal (stderr a TTY, no ``--json``) one updating stderr line shows the run
 as it goes: the warm-up, then the incumbent's objective, the problem's lower bound and the
 elapsed seconds (:class:`LiveLine`); the line is wiped before the result is printed.
+
+Ctrl-C (or SIGTERM) once the solver runs stops it at its next budget poll: its best solution is
+evaluated, written to ``-o`` marked ``"interrupted": true`` and printed, and the exit code is 130.
 """
 from __future__ import annotations
 
@@ -13,8 +16,8 @@ import threading
 import time
 from typing import Any, TextIO
 
-from harness.cli._common import (add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver,
-                                 spec_file)
+from harness.cli._common import (INTERRUPTED_EXIT, add_solver_options, fmt_number, interrupted_note, output_file,
+                                 parse_assignments, print_json, run_solver, spec_file)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -145,11 +148,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         outcome = run_solver(solver, problem, args, time_limit=time_limit, evaluations=evaluations)
     doc = solution_to_dict(outcome.solution)
+    if outcome.interrupted:
+        doc["interrupted"] = True  # the best found when Ctrl-C came, not what the budget would have given
     if out is not None:
         out.write_text(dumps(doc, indent=1) + "\n")
+    if outcome.interrupted:
+        print(interrupted_note(args.output, "solution"), file=sys.stderr)
     if args.json:
         print_json(doc)
-        return 0
+        return INTERRUPTED_EXIT if outcome.interrupted else 0
     ev = outcome.solution.evaluation
     where = f"instance {args.instance} of {suite.name}: " if suite is not None else ""
     print(f"{solver.name} (seed {args.seed}) on {where}{spec}, cap {problem.degree_cap}, budget {problem.budget}, "
@@ -161,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     proof = proof_line(getattr(outcome.solution, "extra", None) or {})
     if proof:
         print(f"{solver.name}: {proof}")
-    return 0
+    return INTERRUPTED_EXIT if outcome.interrupted else 0
 
 
 def proof_line(extra: dict[str, Any]) -> str:
