@@ -31,6 +31,7 @@ PURPOSE = [
     "the shipped conformance suite",
     "leaderboards: facts, statistics, markdown, plots, site, exports",
     "the hopbench command",
+    "import hopbench: the public Python API (a facade over every layer)",
 ]
 
 

@@ -719,8 +719,11 @@ def load_suite(name_or_path: str | Path) -> Suite:
     if not (text_name.endswith(".toml") or os.sep in text_name):
         path = suites_dir() / f"{text_name}.toml"
         if not path.exists():
+            from harness.suggestions import did_you_mean
+
             available = ", ".join(list_suites()) or "none"
-            raise HopbenchError(f"unknown suite {text_name!r}; available suites: {available}")
+            raise HopbenchError(f"unknown suite {text_name!r};{did_you_mean(text_name, list_suites())} "
+                                f"available suites: {available}")
     if path.is_dir():
         raise HopbenchError(f"suite file {str(path)!r} is a directory; give a .toml file or a suite name")
     text = read_text(path, "suite file")

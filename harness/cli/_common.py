@@ -125,9 +125,10 @@ def add_solver_options(p: argparse.ArgumentParser, *, output: str, json_help: st
 
 
 def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report: Any = None,
-               on_start: Any = None) -> Any:
-    """Run ``solver`` once on ``problem`` under ``--time-limit``, its kernels compiled before the clock
-    starts; returns the run's outcome (solution, trace, evaluations, elapsed time).
+               on_start: Any = None, time_limit: Any = None, evaluations: int | None = None) -> Any:
+    """Run ``solver`` once on ``problem`` under ``--time-limit`` (or ``time_limit``, seconds or their text,
+    when given) and ``evaluations``, its kernels compiled before the clock starts; returns the run's outcome
+    (solution, trace, evaluations, elapsed time).
 
     ``on_report(point)`` hears every improvement the solver reports (a ``TracePoint``);
     ``on_start()`` is called when the warm-up is over and the solver's clock starts.
@@ -137,12 +138,51 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
     from solvers.contract.execution import execute
     from solvers.contract.warmup import warm_up_solver
 
-    budget = Budget(time_s=positive_seconds(args.time_limit) if args.time_limit is not None else None)
+    seconds = time_limit if time_limit is not None else args.time_limit
+    budget = Budget(time_s=positive_seconds(str(seconds)) if seconds is not None else None, evaluations=evaluations)
     if budget.time_s is not None and solvers.is_builtin(solver.name):
         warm_up_solver(solver.name, dict(solver.config))
     if on_start is not None:
         on_start()
-    return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report)
+    with stop_on_signals() as stop:  # from here on, Ctrl-C keeps the best solution found
+        return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report, stop=stop)
+
+
+#: the exit code of a command stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)
+INTERRUPTED_EXIT = 130
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[threading.Event]:
+    """Inside the block, the first SIGINT (Ctrl-C) or SIGTERM sets the yielded event instead of ending the
+    process: a solver polls its budget, which the event ends, so it stops and returns its best solution, which
+    the command then writes.  The handlers are put back at once, so a second signal ends the process as
+    usual (a solver that is not polling, e.g. inside a long compiled kernel, can still be stopped)."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.getsignal(sig) for sig in signals}
+
+    def handler(signum: int, frame: Any) -> None:
+        stop.set()
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    for sig in signals:
+        signal.signal(sig, handler)
+    try:
+        yield stop
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def interrupted_note(output: str | None, what: str) -> str:
+    """The stderr line of a run stopped by a signal."""
+    where = f"written to {output}, marked \"interrupted\": true" if output else "not written anywhere (no -o FILE)"
+    return f"interrupted: the solver stopped at its next budget poll; the best {what} it had found is {where}"
 
 
 @contextlib.contextmanager

@@ -1,13 +1,17 @@
 """``hopbench route``: build a routing table for a torus (node subset) with one solver.
 
 Prints the table's metrics; ``-o FILE`` writes the ``hopbench.routes/1``
-document that ``hopbench verify`` re-checks.
+document that ``hopbench verify`` re-checks.  Ctrl-C (or SIGTERM) once the solver runs keeps its
+best table, as ``hopbench solve`` does (written marked ``"interrupted": true``, exit code 130).
 """
 from __future__ import annotations
 
 import argparse
 
-from harness.cli._common import add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver
+import sys
+
+from harness.cli._common import (INTERRUPTED_EXIT, add_solver_options, fmt_number, interrupted_note, output_file,
+                                 parse_assignments, print_json, run_solver)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,18 +43,30 @@ def run(args: argparse.Namespace) -> int:
     problem = make_problem(args.torus, nodes=args.nodes, subset=args.subset, rules=args.rules,
                            objective=args.objective)
     out = output_file(args.output) if args.output else None
-    outcome = run_solver(solver, problem, args)
+    if not args.json and sys.stderr.isatty():
+        from harness.cli.solve import LiveLine
+
+        with LiveLine(sys.stderr, solver.name, None) as line:
+            outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start)
+    else:
+        outcome = run_solver(solver, problem, args)
     table = outcome.solution
+    code = INTERRUPTED_EXIT if outcome.interrupted else 0
     if out is not None:
         from harness.outputs import write_output_file
 
-        write_output_file(out, dumps(table.to_dict(), indent=1) + "\n")
+        doc = table.to_dict()
+        if outcome.interrupted:
+            doc["interrupted"] = True  # the best table found when Ctrl-C came
+        write_output_file(out, dumps(doc, indent=1) + "\n")
+    if outcome.interrupted:
+        print(interrupted_note(args.output, "routing table"), file=sys.stderr)
     ev = table.evaluation
     if args.json:
         print_json({"problem": problem.describe(), "solver": {"name": solver.name, "params": dict(solver.config)},
                     "seed": args.seed, "metrics": ev.metrics(), "elapsed_s": round(outcome.elapsed_s, 6),
-                    "extra": table.extra, "output": args.output})
-        return 0
+                    "extra": table.extra, "output": args.output, "interrupted": outcome.interrupted})
+        return code
     label = problem.subset if problem.subset else f"nodes {args.nodes}"
     print(f"{solver.name} (seed {args.seed}) on torus {problem.network.spec}, {problem.num_nodes} nodes ({label}), "
           f"rules {problem.rules}")
@@ -59,4 +75,4 @@ def run(args: argparse.Namespace) -> int:
     print(f"route length max {ev.max_length} mean {fmt_number(ev.mean_length, 3)}  "
           f"alpha_sat {fmt_number(ev.alpha_sat, 4)}  objective {fmt_number(ev.objective, 4)}"
           f"  |  elapsed {outcome.elapsed_s:.3f} s" + (f"  |  written to {args.output}" if args.output else ""))
-    return 0
+    return code

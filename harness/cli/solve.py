@@ -3,6 +3,9 @@
 On a terminal (stderr a TTY, no ``--json``) one updating stderr line shows the run
 as it goes: the warm-up, then the incumbent's objective, the problem's lower bound and the
 elapsed seconds (:class:`LiveLine`); the line is wiped before the result is printed.
+
+Ctrl-C (or SIGTERM) once the solver runs stops it at its next budget poll: its best solution is
+evaluated, written to ``-o`` marked ``"interrupted": true`` and printed, and the exit code is 130.
 """
 from __future__ import annotations
 
@@ -13,48 +16,151 @@ import threading
 import time
 from typing import Any, TextIO
 
-from harness.cli._common import (add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver,
-                                 spec_file)
+from harness.cli._common import (INTERRUPTED_EXIT, add_solver_options, fmt_number, interrupted_note, output_file,
+                                 parse_assignments, print_json, run_solver, spec_file)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("solve", help="run one solver on one shortcut problem",
-                       description="Add shortcuts to a base topology with one solver and report the result.")
-    p.add_argument("--base", required=True, metavar="SPEC", help="base topology spec, e.g. torus:8x8")
-    p.add_argument("--cap", required=True, type=int, metavar="D", help="degree cap per switch")
-    p.add_argument("--budget", required=True, type=int, metavar="C", help="maximum number of shortcuts")
-    p.add_argument("--objective", default="aspl", choices=["aspl", "diameter", "golf", "ad"])
+                       description="Add shortcuts to a base topology with one solver and report the result. "
+                                   "Give the problem (--base, --cap, --budget) or take it from a suite "
+                                   "(--suite, --instance).")
+    p.add_argument("--base", metavar="SPEC", help="base topology spec, e.g. torus:8x8")
+    p.add_argument("--cap", type=int, metavar="D", help="degree cap per switch")
+    p.add_argument("--budget", metavar="C",
+                   help="maximum number of shortcuts: a number or a formula as in suite files, of N (or n, the "
+                        "base's vertex count) and d (or cap, the degree cap), e.g. 'n*d//2' or 'N//4'")
+    p.add_argument("--objective", default=None, choices=["aspl", "diameter", "golf", "ad"],
+                   help="what to minimise (default aspl)")
     p.add_argument("--family", default=None, metavar="NAME", help="problem family, e.g. equality")
-    p.add_argument("--solver", required=True, metavar="NAME", help="solver name (see 'hopbench solvers')")
+    p.add_argument("--suite", metavar="S", help="take the problem from this suite (a name or a .toml path) ...")
+    p.add_argument("--instance", metavar="ID", help="... this instance of it ('hopbench instances S' lists the ids); "
+                                                     "without --time-limit the suite's budget applies")
+    p.add_argument("--solver", required=True, metavar="NAME",
+                   help="solver name ('hopbench solvers --kind shortcut' lists them)")
     add_solver_options(p, output="solution", json_help="print the solution JSON")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    import solvers
-    from harness.documents import dumps
+#: the names a --budget formula may use, and what they are
+BUDGET_NAMES = {"N": "the base's vertex count", "n": "the base's vertex count", "d": "the degree cap",
+                "cap": "the degree cap"}
+
+
+def budget_value(text: str, n: int, cap: int) -> int:
+    """``--budget``: an integer, or a formula of the base's vertex count and the degree cap, evaluated by the
+    suite files' evaluator (same operators, same bounds)."""
+    from harness.errors import HopbenchError
+
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    from harness.bench.suites import evaluate_formula
+
+    value = evaluate_formula(text, {"N": n, "n": n, "d": cap, "cap": cap}, "--budget", meanings=BUDGET_NAMES)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise HopbenchError(f"--budget {text!r} comes out as {value!r}, not a whole number of shortcuts; use // "
+                            f"for integer division, e.g. 'n*d//2'")
+    return value
+
+
+def instance_problem(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The problem (and its suite) that ``--suite S --instance ID`` names."""
+    from harness.bench.suites import load_suite
+    from harness.errors import HopbenchError
+    from harness.suggestions import did_you_mean
+
+    given = [f"--{k}" for k in ("base", "cap", "budget", "objective", "family") if getattr(args, k) is not None]
+    if given:
+        raise HopbenchError(f"{', '.join(given)} and --suite describe the problem twice; give either --suite S "
+                            f"--instance ID or --base, --cap and --budget")
+    if not args.instance:
+        raise HopbenchError(f"--suite needs --instance ID; 'hopbench instances {args.suite}' lists the ids")
+    suite = load_suite(args.suite)
+    instances = suite.by_id
+    inst = instances.get(args.instance)
+    if inst is None:
+        raise HopbenchError(f"suite {suite.name} has no instance {args.instance!r};"
+                            f"{did_you_mean(args.instance, instances, cutoff=0.8)} "
+                            f"'hopbench instances {args.suite}' lists "
+                            f"its {len(instances)} ids")
+    if inst.kind != "shortcut":
+        hint = " (use 'hopbench route')" if inst.kind == "routing" else ""
+        raise HopbenchError(f"instance {inst.id} is a {inst.kind} problem, and 'hopbench solve' solves shortcut "
+                            f"problems{hint}")
+    return inst.problem(), suite
+
+
+def shortcut_problem(args: argparse.Namespace) -> Any:
+    """The problem ``--base``, ``--cap``, ``--budget`` (a formula), ``--objective`` and ``--family`` describe."""
+    from harness.errors import HopbenchError
     from harness.graphs.topologies import parse_spec
     from harness.problems.shortcut.problem import ShortcutProblem
+
+    missing = [f"--{k}" for k in ("base", "cap", "budget") if getattr(args, k) is None]
+    if missing:
+        raise HopbenchError(f"missing {', '.join(missing)}; give --base, --cap and --budget, or --suite S "
+                            f"--instance ID")
+    if args.instance:
+        raise HopbenchError("--instance goes with --suite S")
+    base = parse_spec(args.base)
+    budget = budget_value(args.budget, base.n, args.cap)
+    return ShortcutProblem(base, args.cap, budget, args.objective or "aspl", args.family, base_spec=args.base)
+
+
+def shortcut_solver(name: str, params: dict[str, str]) -> Any:
+    """The solver ``--solver`` names; a mistyped or routing solver's error lists the shortcut solvers."""
+    import solvers
+    from harness.errors import HopbenchError
+    from harness.suggestions import did_you_mean
+
+    mine = solvers.names("shortcut")
+    if name not in solvers.names():
+        raise HopbenchError(f"unknown solver {name!r};{did_you_mean(name, mine)} shortcut solvers: {', '.join(mine)}")
+    if name not in mine:
+        raise HopbenchError(f"solver {name} does not solve shortcut problems (it solves "
+                            f"{', '.join(solvers.get(name).kinds)}); shortcut solvers: {', '.join(mine)}")
+    return solvers.create(name, **params)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.documents import dumps
     from harness.problems.shortcut.solution_file import solution_to_dict
 
-    solver = solvers.create(args.solver, **parse_assignments(args.param))
-    problem = ShortcutProblem(parse_spec(args.base), args.cap, args.budget, args.objective, args.family,
-                              base_spec=args.base)
-    out = output_file(args.output, spec_file(args.base)) if args.output else None  # never over its base
+    solver = shortcut_solver(args.solver, parse_assignments(args.param))
+    suite = None
+    if args.suite is not None:
+        problem, suite = instance_problem(args)
+    else:
+        problem = shortcut_problem(args)
+    spec = problem.base_spec
+    out = output_file(args.output, spec_file(spec)) if args.output else None  # never over its base
+    # a suite's instance runs under the suite's budget unless --time-limit says otherwise
+    time_limit = args.time_limit if args.time_limit is not None or suite is None else suite.time_limit
+    evaluations = suite.evaluations if suite is not None and args.time_limit is None else None
     if not args.json and sys.stderr.isatty():
         with LiveLine(sys.stderr, solver.name, lower_bound_of(problem)) as line:
-            outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start)
+            outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start,
+                                 time_limit=time_limit, evaluations=evaluations)
     else:
-        outcome = run_solver(solver, problem, args)
+        outcome = run_solver(solver, problem, args, time_limit=time_limit, evaluations=evaluations)
     doc = solution_to_dict(outcome.solution)
+    if outcome.interrupted:
+        doc["interrupted"] = True  # the best found when Ctrl-C came, not what the budget would have given
     if out is not None:
         out.write_text(dumps(doc, indent=1) + "\n")
+    if outcome.interrupted:
+        print(interrupted_note(args.output, "solution"), file=sys.stderr)
     if args.json:
         print_json(doc)
-        return 0
+        return INTERRUPTED_EXIT if outcome.interrupted else 0
     ev = outcome.solution.evaluation
-    print(f"{solver.name} (seed {args.seed}) on {args.base}, cap {args.cap}, budget {args.budget}, "
-          f"objective {args.objective}")
+    where = f"instance {args.instance} of {suite.name}: " if suite is not None else ""
+    print(f"{solver.name} (seed {args.seed}) on {where}{spec}, cap {problem.degree_cap}, budget {problem.budget}, "
+          f"objective {problem.objective}")
     print(f"shortcuts {len(outcome.solution.shortcuts)}  diameter {fmt_number(ev.diameter)}  "
           f"ASPL {fmt_number(ev.aspl, 6)}  objective {fmt_number(ev.objective, 6)}")
     print(f"lower bounds: diameter {fmt_number(ev.lower_bound_diameter)}, ASPL {fmt_number(ev.lower_bound_aspl, 6)}"
@@ -62,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     proof = proof_line(getattr(outcome.solution, "extra", None) or {})
     if proof:
         print(f"{solver.name}: {proof}")
-    return 0
+    return INTERRUPTED_EXIT if outcome.interrupted else 0
 
 
 def proof_line(extra: dict[str, Any]) -> str:

@@ -8,16 +8,19 @@ from harness.cli._common import print_json
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("solvers", help="list solvers and their parameters",
-                       description="List the registered solvers with their problem kinds and parameters.")
+                       description="List the registered solvers with their problem kinds and parameters, or "
+                                   "show one solver.")
+    p.add_argument("name", nargs="?", metavar="NAME", help="show only this solver")
+    p.add_argument("--kind", metavar="KIND", help="only solvers of this problem kind, e.g. shortcut or routing")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
 
-def describe() -> list[dict]:
+def describe(only: list[str] | None = None) -> list[dict]:
     import solvers
 
     out = []
-    for name in solvers.names():
+    for name in solvers.names() if only is None else only:
         cls = solvers.get(name)
         params = {}
         for key, prm in cls.params.items():
@@ -35,8 +38,27 @@ def describe() -> list[dict]:
     return out
 
 
+def selected(args: argparse.Namespace) -> list[str]:
+    """The solver names to show: one by ``NAME`` (an unknown one gets "did you mean"), those of ``--kind``, or all."""
+    import solvers
+    from harness.errors import HopbenchError
+    from harness.problems.registry import get_kind
+
+    names = solvers.names()
+    if args.kind is not None:
+        get_kind(args.kind)  # an unknown kind is a one-line error naming the known ones
+        names = solvers.names(args.kind)
+    if args.name is None:
+        return names
+    solvers.get(args.name)  # unknown: "did you mean"
+    if args.name not in names:
+        raise HopbenchError(f"solver {args.name} does not solve {args.kind} problems; {args.kind} solvers: "
+                            f"{', '.join(names)}")
+    return [args.name]
+
+
 def run(args: argparse.Namespace) -> int:
-    rows = describe()
+    rows = describe(selected(args))
     if args.json:
         print_json(rows)
         return 0

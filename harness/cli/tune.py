@@ -9,9 +9,14 @@ from harness.cli._common import positive_seconds, print_json, seed_count, seed_v
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tune", help="tune a solver's parameters with Optuna over a suite",
-                       description="Optuna study over a solver's search space; every run is recorded in the store.")
+                       description="Optuna study over a solver's search space; every run is recorded in the store. "
+                                   "A trial runs the solver with one parameter set on every selected instance and "
+                                   "seed; its value, minimised, is the mean gap to the best known objective of each "
+                                   "instance (best recorded run, suite reference, else lower bound), as a fraction "
+                                   "(0.05 = 5%). The solver's defaults are the first trial.")
     p.add_argument("solver", help="solver name (see 'hopbench solvers --json' for search spaces)")
-    p.add_argument("--suite", required=True, metavar="S")
+    p.add_argument("--suite", required=True, metavar="S",
+                   help="the suite to tune on: a name ('hopbench instances' lists them) or a .toml path")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--instances", metavar="GLOB", help="only instances whose id matches")
     which.add_argument("--split", choices=["tune", "test"], help="only instances of this split")
@@ -28,7 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tune", metavar="A,B", help="tune only these parameters of the search space")
     p.add_argument("--fix", action="extend", nargs="+", default=[], metavar="K=V",
                    help="hold parameters at a value while tuning the rest")
-    p.add_argument("--sampler", choices=["tpe", "random", "grid"], default="tpe")
+    p.add_argument("--sampler", choices=["tpe", "random", "grid"], default="tpe",
+                   help="how trials pick parameters: tpe (Optuna's TPE, learns from finished trials; default), "
+                        "random (uniform over the search space), grid (every choice, 5 points per numeric parameter, every combination)")
     p.add_argument("--seed", type=seed_value, default=0, help="sampler seed")
     p.add_argument("--save", action="store_true",
                    help="write the best parameters to SOLVER.json in your own tuned-parameter directory "

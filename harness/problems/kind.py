@@ -72,6 +72,16 @@ class SolverOutput:
     elapsed_s: float = 0.0
     evaluation: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the run's anytime trace (``TracePoint``: elapsed_s, evaluations, value) and evaluation count, as
+    #: ``execute`` recorded them; not part of the result document, nor of equality
+    trace: list[Any] = field(default_factory=list, compare=False, repr=False)
+    evaluations: int = field(default=0, compare=False)
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """The metrics a result file stores (evaluating first if needed)."""
+        evaluation = self.evaluation if self.evaluation is not None else self.evaluate()  # type: ignore[attr-defined]
+        return evaluation.metrics()
 
 
 @dataclass
@@ -236,6 +246,14 @@ class ProblemKind(ABC):
     @abstractmethod
     def verify(self, doc: dict[str, Any]) -> Verdict:
         """Re-verify a result document of one of :attr:`formats` from scratch."""
+
+    def read(self, doc: dict[str, Any]) -> SolverOutput:
+        """The solution object a result document of one of :attr:`formats` holds, as it was written (not
+        re-verified: :meth:`verify` does that), for ``hopbench.load``."""
+        from harness.errors import HopbenchError
+
+        raise HopbenchError(f"problem kind {self.name!r} cannot read its result documents into Python objects; "
+                            f"use hopbench.verify on the file instead")
 
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         """The network of a result document of one of :attr:`formats` (for exports and cost models).

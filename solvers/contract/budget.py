@@ -6,6 +6,7 @@ improvement; the runner keeps the resulting trace (time, evaluations, value).
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -42,8 +43,9 @@ class Reporter:
     """
 
     def __init__(self, budget: Budget | None = None, *, clock: Callable[[], float] = time.perf_counter,
-                 on_report: Callable[[TracePoint], None] | None = None) -> None:
+                 on_report: Callable[[TracePoint], None] | None = None, stop: threading.Event | None = None) -> None:
         self.budget = budget or Budget()
+        self._stop = stop  # set from outside (Ctrl-C): the budget ends at the solver's next poll
         self._clock = clock
         self._start = clock()
         self._on_report = on_report
@@ -63,9 +65,16 @@ class Reporter:
         self.evaluations += int(evaluations)
 
     def should_stop(self) -> bool:
+        if self.interrupted:
+            return True
         if self.budget.evaluations is not None and self.evaluations >= self.budget.evaluations:
             return True
         return self.budget.time_s is not None and self.elapsed() >= self.budget.time_s
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether the run was told to stop before its budget was spent."""
+        return self._stop is not None and self._stop.is_set()
 
     def __call__(self, value: float, **info: Any) -> None:
         point = TracePoint(self.elapsed(), self.evaluations, float(value), dict(info))

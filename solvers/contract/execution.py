@@ -20,6 +20,7 @@ class RunOutcome:
     trace: list[TracePoint] = field(default_factory=list)
     evaluations: int = 0
     elapsed_s: float = 0.0
+    interrupted: bool = False  #: stopped by its ``stop`` event (Ctrl-C) before the budget was spent
 
 
 _depth = 0  # execute() calls in progress: a solver may run another one (milp's warm start), threads may too
@@ -52,8 +53,11 @@ def _old_objects_frozen():
 
 
 def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = None,
-            on_report=None) -> RunOutcome:
+            on_report=None, stop: threading.Event | None = None) -> RunOutcome:
     """Check ``skip``, run ``solver.solve`` under ``budget``, time it, evaluate the result.
+
+    Setting ``stop`` (from a signal handler, another thread) ends the budget: the solver returns its best
+    solution at its next poll of ``report.should_stop()``, and the outcome is marked ``interrupted``.
 
     Raises :class:`~harness.errors.SolverDeclined` (a ``HopbenchError``) when the solver's
     ``skip`` declines the problem; callers that treat a decline as an outcome catch it
@@ -63,7 +67,7 @@ def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = Non
     if skipped:
         raise SolverDeclined(solver.name, reason)
     budget = budget or Budget()
-    reporter = Reporter(budget, on_report=on_report)
+    reporter = Reporter(budget, on_report=on_report, stop=stop)
     with _old_objects_frozen():
         start = time.perf_counter()
         solution = solver.solve(problem, seed=seed, budget=budget, report=reporter)
@@ -72,6 +76,7 @@ def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = Non
     solution.params = dict(solver.config)
     solution.seed = seed
     solution.elapsed_s = elapsed
+    solution.trace, solution.evaluations = reporter.trace, reporter.evaluations
     if getattr(solution, "evaluation", None) is None and hasattr(solution, "evaluate"):
         solution.evaluate()
-    return RunOutcome(solution, reporter.trace, reporter.evaluations, elapsed)
+    return RunOutcome(solution, reporter.trace, reporter.evaluations, elapsed, interrupted=reporter.interrupted)

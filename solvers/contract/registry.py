@@ -121,7 +121,10 @@ def get(name: str) -> type[Solver]:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise HopbenchError(f"unknown solver {name!r}; available: {', '.join(names())}") from None
+        from harness.suggestions import did_you_mean
+
+        raise HopbenchError(f"unknown solver {name!r};{did_you_mean(name, names())} available: "
+                            f"{', '.join(names())}") from None
 
 
 def is_shipped(cls: type) -> bool:

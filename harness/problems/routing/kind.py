@@ -152,6 +152,11 @@ class RoutingKind(ProblemKind):
     def verify(self, doc: dict[str, Any]) -> Verdict:
         return verify_routes(doc)
 
+    def read(self, doc: dict[str, Any]) -> Any:
+        from harness.problems.routing.table import table_from_dict
+
+        return table_from_dict(doc)[0]
+
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         # the whole torus, node ids as in the table (first dimension fastest); the radix is its port
         # count.  The routes need not be valid for the network to be: 'hopbench verify' checks them.

@@ -31,6 +31,7 @@ import numpy as np
 
 from harness.caps import ROUTING_PAIRS
 from harness.errors import HopbenchError
+from harness.graphs.graph import Graph
 from harness.problems.routing.network import Torus, format_dims, parse_dims
 from harness.problems.routing.network import torus as make_torus
 
@@ -140,7 +141,8 @@ class RoutingProblem:
     """Route every ordered pair of distinct ``nodes`` of ``network`` (see the module docstring).
 
     ``nodes`` is normalised to a sorted tuple (``None`` means every node);
-    ``subset`` only names the subset for display and ids.
+    ``subset`` only names the subset for display and ids.  ``network`` may be a
+    :class:`Torus`, a spec (``"torus:4x2x2x2"`` or ``"4x2x2x2"``) or the dimension sizes.
     """
 
     network: Torus
@@ -156,6 +158,9 @@ class RoutingProblem:
         if not isinstance(self.network, Torus):
             # parse first: a document's [4.0, 4] is a one-line error, not an unhashable cache key
             dims = self.network
+            if isinstance(dims, Graph):  # its edges do not say which torus (and which node order) it is
+                raise HopbenchError("a routing problem needs the torus's dimension sizes, which a Graph does not "
+                                    "carry; give the torus as a spec such as 'torus:4x2x2x2' or as sizes (4, 2, 2, 2)")
             object.__setattr__(self, "network", make_torus(parse_dims(dims)))
         net = self.network
         if self.nodes is None:

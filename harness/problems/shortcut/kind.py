@@ -201,6 +201,11 @@ class ShortcutKind(ProblemKind):
                                metrics, stored)
         return Verdict(True, "", metrics, stored)
 
+    def read(self, doc: dict[str, Any]) -> Any:
+        from harness.problems.shortcut.solution_file import solution_from_dict
+
+        return solution_from_dict(doc)[0]
+
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         # the base plus the solution's shortcuts, validated first; the radix is the degree cap
         from harness.problems.shortcut.solution_file import solution_from_dict

@@ -54,9 +54,12 @@ class ShortcutProblem:
     (``equality``: Equality link sets on an even ring).  ``regular`` asks for
     every vertex to end exactly at the cap (Koibuchi's DLN-2-y topologies);
     the budget must then be half the free ports.
+
+    ``base`` may be a :class:`Graph` or a topology spec string (``"torus:6x6"``), which is
+    parsed here and kept as ``base_spec``.
     """
 
-    base: Graph
+    base: Graph | str
     degree_cap: int
     budget: int
     objective: str = "aspl"
@@ -67,6 +70,7 @@ class ShortcutProblem:
     kind = "shortcut"
 
     def __post_init__(self) -> None:
+        self._normalise_base()
         for name in ("degree_cap", "budget"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -96,6 +100,22 @@ class ShortcutProblem:
             from harness.problems.shortcut.equality import family
 
             family.check_problem(self)
+
+    def _normalise_base(self) -> None:
+        """A spec string becomes its graph (remembered as ``base_spec``); anything else but a Graph is refused
+        here, in one line, rather than as an AttributeError deep in the checks below."""
+        base = self.base
+        if isinstance(base, str):
+            from harness.graphs.topologies import parse_spec
+
+            if self.base_spec is not None and self.base_spec != base:
+                raise HopbenchError(f"base {base!r} and base_spec {self.base_spec!r} disagree; give the spec once, "
+                                    f"as base")
+            object.__setattr__(self, "base", parse_spec(base))
+            object.__setattr__(self, "base_spec", base)
+        elif not isinstance(base, Graph):
+            raise HopbenchError(f"the base of a shortcut problem must be a topology spec such as 'torus:6x6' or a "
+                                f"Graph, got {type(base).__name__} {base!r:.60}")
 
     @property
     def n(self) -> int:

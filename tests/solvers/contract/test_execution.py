@@ -60,3 +60,21 @@ def test_no_run_collects_garbage_and_a_nested_run_keeps_the_outer_freeze(monkeyp
     assert 0 < inner.frozen_during <= outer.frozen_during
     assert 0 < outer.frozen_after_inner <= inner.frozen_during
     assert gc.get_freeze_count() == 0
+
+def test_a_stop_event_ends_the_budget_at_the_next_poll():
+    import threading
+
+    from harness.graphs.topologies import parse_spec
+    from harness.problems.shortcut.problem import ShortcutProblem
+    from solvers.contract.budget import Budget
+    from solvers.contract.execution import execute
+    from solvers.contract.registry import create
+
+    problem = ShortcutProblem(parse_spec("ring:16"), 4, 4)
+    stop = threading.Event()
+    free = execute(create("random"), problem, seed=0, budget=Budget(evaluations=50), stop=stop)
+    assert not free.interrupted
+    stop.set()
+    stopped = execute(create("annealing"), problem, seed=0, budget=Budget(time_s=3600), stop=stop)
+    assert stopped.interrupted and stopped.solution.evaluation is not None
+    problem.validate(stopped.solution.shortcuts)  # still a valid (evaluated) solution
