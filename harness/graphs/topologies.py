@@ -253,6 +253,18 @@ def _hring_dims(spec: str, rest: str) -> list[int]:
     return _dims(rest, spec, min_dims=2)
 
 
+def _build_random_dln(spec: str, rest: str) -> Graph:
+    from harness.graphs.random_dln import random_shortcut_ring
+
+    parts = rest.split(":") if rest else []
+    _require(len(parts) in (2, 3), f"{spec!r} is malformed; expected dlnr:N:y or dlnr:N:y:seed, e.g. dlnr:256:6")
+    n, y = _int(parts[0], "N", spec), _int(parts[1], "y", spec)
+    seed = _int(parts[2], "the seed", spec) if len(parts) == 3 else 1
+    _require(seed >= 0, f"{spec!r}: the seed must be >= 0")
+    _sizes(spec, n, n * (1 + max(0, y) // 2 + 1))
+    return random_shortcut_ring(n, y, seed)
+
+
 def _build_equality(spec: str, rest: str) -> Graph:
     from harness.graphs import equality  # local import, kept next to the only spec that needs it
 
@@ -262,6 +274,7 @@ def _build_equality(spec: str, rest: str) -> Graph:
 _BUILDERS: dict[str, Callable[[str, str], Graph]] = {
     "ring": lambda s, r: ring(_int(_args(s, r, 1, "ring:64")[0], "N", s)),
     "dln": lambda s, r: dln(*(_int(a, "N and x", s) for a in _args(s, r, 2, "dln:1024:4"))),
+    "dlnr": lambda s, r: _build_random_dln(s, r),
     "mesh": lambda s, r: mesh(_dims(r, s, min_dims=2)),
     "torus": lambda s, r: torus(_dims(r, s, min_dims=1)),
     "hypercube": lambda s, r: hypercube(_int(_args(s, r, 1, "hypercube:6")[0], "n", s)),

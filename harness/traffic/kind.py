@@ -107,7 +107,13 @@ def verify_traffic(doc: dict[str, Any], *, rerun: bool = True) -> Verdict:
             return Verdict(False, f"the document stores no {key}; a result file must carry the metrics it claims",
                            metrics, stored)
         s = stored[key]
-        same = isinstance(s, (int, float)) and not isinstance(s, bool) and close_enough(float(s), float(value))
+        if isinstance(value, list):  # the curve: every number as derived
+            same = isinstance(s, list) and len(s) == len(value) and all(
+                isinstance(a, list) and len(a) == len(b) and all(
+                    isinstance(x, (int, float)) and close_enough(float(x), y) for x, y in zip(a, b))
+                for a, b in zip(s, value))
+        else:
+            same = isinstance(s, (int, float)) and not isinstance(s, bool) and close_enough(float(s), float(value))
         if not same:
             return Verdict(False, f"stored {key} {s!r} does not match {value!r}, derived from the document's points",
                            metrics, stored)
@@ -215,6 +221,11 @@ class TrafficKind(ProblemKind):
         group = str(fields.get("group") or family)
         return InstanceShape(n=int(problem.switches), group=group, family=group,
                              series=f"{group}, {problem.traffic}")
+
+    def plots(self) -> dict[str, Any]:
+        from harness.traffic.board_plots import latency_curves_figure
+
+        return {"latency": latency_curves_figure}
 
     def lower_bound(self, problem: Any) -> float | None:
         return None  # a maximised objective; its bound (the LP) is a per-run metric

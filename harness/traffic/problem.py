@@ -182,7 +182,7 @@ class TrafficEvaluation:
     """The metrics of one traffic run."""
 
     objective: float
-    values: dict[str, float | None]
+    values: dict[str, Any]
 
     def metrics(self) -> dict[str, float]:
         """The measured metrics; one not measured (no stated load, no LP) or not finished (a stated load
@@ -237,6 +237,10 @@ class TrafficResult(SolverOutput):
             "lp_gap": (None if self.lp_bound is None or not self.lp_bound > 0
                        else (self.lp_bound - saturation) / self.lp_bound),
             "routing_bound": self.routing_bound,
+            # the latency-accepted curve boards draw: zero load, then the curve's loads, (offered,
+            # accepted, mean latency); a point that did not finish has no latency and is left out
+            "curve": [[float(p["offered"]), float(p["accepted"]), float(p["latency_mean"])]
+                      for p in [zl, *self.curve] if p.get("latency_mean") is not None],
         }
         self.evaluation = TrafficEvaluation(saturation, values)
         return self.evaluation

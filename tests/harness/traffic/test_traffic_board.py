@@ -116,4 +116,15 @@ def test_the_written_board_has_no_anytime_plot_for_a_measurement(board, tmp_path
     write_board(b, store, tmp_path)
     text = (tmp_path / "traffic-tiny" / "board.md").read_text()
     assert "Zero-load latency" in text and "LP bound" in text
-    assert not (tmp_path / "traffic-tiny" / "plots" / "anytime.png").exists()
+    plots = tmp_path / "traffic-tiny" / "plots"
+    assert not (plots / "anytime.png").exists()
+    # the latency-accepted curves instead, from each instance's best run
+    assert (plots / "traffic_latency.png").stat().st_size > 10_000
+
+
+def test_the_curve_a_board_draws_is_the_runs_own(board):
+    b, _ = board
+    for m in (json.loads(x) for x in b.runs["metrics"]):
+        curve = m["curve"]
+        assert curve[0][0] == 0.01 and len(curve) == 1 + 5  # zero load, then five fractions of saturation
+        assert [p[0] for p in curve[1:]] == pytest.approx([m["saturation"] * k / 5 for k in range(1, 6)], abs=1e-6)
