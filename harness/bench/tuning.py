@@ -421,7 +421,7 @@ def _objective_factory(cfg: TuneConfig):
     import optuna
 
     import solvers
-    from harness.bench.cells import make_cell, result_row
+    from harness.bench.cells import make_cell, recheck, result_row
     from harness.bench.runner import effective_time_limit, git_commit, threads_per_worker
     from harness.bench.sandbox import run_isolated
     from harness.bench.store import Store, params_tag
@@ -434,6 +434,7 @@ def _objective_factory(cfg: TuneConfig):
     space = cfg.space()
     limit = effective_time_limit(cfg.time_limit, suite)
     threads = threads_per_worker(cfg.workers)
+    problems: dict[str, Any] = {}
 
     def objective(trial) -> float:
         reference = trial.study.user_attrs["reference"]
@@ -452,7 +453,7 @@ def _objective_factory(cfg: TuneConfig):
                                  time_limit=limit, evaluations=suite.evaluations, params_tag=tag,
                                  threads=threads)
                 cell["key"] += f"|study={trial.study.study_name}|trial={trial.number}"
-                result = run_isolated(cell)
+                result = recheck(cell, run_isolated(cell), problems)  # re-verified before it counts
                 store.record(result_row(cell, result, commit, {"study": trial.study.study_name,
                                                                "trial": trial.number}),
                              result.get("trace") or [])

@@ -145,6 +145,33 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
     return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report)
 
 
+def rechecked(kind: str, problem: Any, solution: Any, solver: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The result document of ``solution`` and its recomputed metrics, once hopbench has re-verified it as
+    an answer to ``problem`` (:meth:`~harness.problems.kind.ProblemKind.check_result`): nothing a solver
+    says of its own solution is printed or written unchecked.  A refusal is a one-line error."""
+    from harness.documents import json_default
+    from harness.errors import InvalidSolution
+    from harness.problems.registry import get_kind
+
+    verdict = None
+    try:
+        # through JSON, as a run cell's result travels: the document is what gets checked and written
+        doc = json.loads(json.dumps(strict_json(solution.to_dict()), default=json_default, allow_nan=False))
+        verdict = get_kind(kind).check_result(problem, doc)
+        reason = "" if verdict.valid else verdict.reason
+    except InvalidSolution as exc:
+        reason = f"invalid solution: {exc}"
+    except HopbenchError as exc:
+        reason = str(exc)
+    except Exception as exc:  # whatever a plug-in returned instead of a solution
+        reason = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:300]}"
+    if reason or verdict is None:
+        raise HopbenchError(f"solver {solver}'s solution was refused by hopbench's re-verification: {reason}; "
+                            f"nothing was written (a solver must return a valid solution of the problem it was "
+                            f"given, its metrics as hopbench computes them)")
+    return doc, dict(verdict.metrics)
+
+
 @contextlib.contextmanager
 def interruptible() -> Iterator[None]:
     """Ctrl-C ends the process at once inside the block.  Python delivers SIGINT only between bytecodes,

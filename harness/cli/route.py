@@ -6,8 +6,10 @@ document that ``hopbench verify`` re-checks.
 from __future__ import annotations
 
 import argparse
+from types import SimpleNamespace
 
-from harness.cli._common import add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver
+from harness.cli._common import (add_solver_options, fmt_number, output_file, parse_assignments, print_json, rechecked,
+                                 run_solver)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,17 +42,17 @@ def run(args: argparse.Namespace) -> int:
                            objective=args.objective)
     out = output_file(args.output) if args.output else None
     outcome = run_solver(solver, problem, args)
-    table = outcome.solution
+    doc, metrics = rechecked("routing", problem, outcome.solution, solver.name)
     if out is not None:
         from harness.outputs import write_output_file
 
-        write_output_file(out, dumps(table.to_dict(), indent=1) + "\n")
-    ev = table.evaluation
+        write_output_file(out, dumps(doc, indent=1) + "\n")
     if args.json:
         print_json({"problem": problem.describe(), "solver": {"name": solver.name, "params": dict(solver.config)},
-                    "seed": args.seed, "metrics": ev.metrics(), "elapsed_s": round(outcome.elapsed_s, 6),
-                    "extra": table.extra, "output": args.output})
+                    "seed": args.seed, "metrics": metrics, "elapsed_s": round(outcome.elapsed_s, 6),
+                    "extra": doc.get("extra", {}), "output": args.output})
         return 0
+    ev = SimpleNamespace(**metrics)  # the recomputed metrics, never the solver's own
     label = problem.subset if problem.subset else f"nodes {args.nodes}"
     print(f"{solver.name} (seed {args.seed}) on torus {problem.network.spec}, {problem.num_nodes} nodes ({label}), "
           f"rules {problem.rules}")

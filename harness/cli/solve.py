@@ -13,8 +13,8 @@ import threading
 import time
 from typing import Any, TextIO
 
-from harness.cli._common import (add_solver_options, fmt_number, output_file, parse_assignments, print_json, run_solver,
-                                 spec_file)
+from harness.cli._common import (add_solver_options, fmt_number, output_file, parse_assignments, print_json, rechecked,
+                                 run_solver, spec_file)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +35,6 @@ def run(args: argparse.Namespace) -> int:
     from harness.documents import dumps
     from harness.graphs.topologies import parse_spec
     from harness.problems.shortcut.problem import ShortcutProblem
-    from harness.problems.shortcut.solution_file import solution_to_dict
 
     solver = solvers.create(args.solver, **parse_assignments(args.param))
     problem = ShortcutProblem(parse_spec(args.base), args.cap, args.budget, args.objective, args.family,
@@ -46,20 +45,22 @@ def run(args: argparse.Namespace) -> int:
             outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start)
     else:
         outcome = run_solver(solver, problem, args)
-    doc = solution_to_dict(outcome.solution)
+    doc, metrics = rechecked("shortcut", problem, outcome.solution, solver.name)
     if out is not None:
         out.write_text(dumps(doc, indent=1) + "\n")
     if args.json:
         print_json(doc)
         return 0
-    ev = outcome.solution.evaluation
+    # the recomputed metrics (the solver's own were only a hint); inf stands for a disconnected graph
+    value = {k: math.inf if metrics.get(k) is None else float(metrics[k]) for k in ("diameter", "aspl", "objective")}
+    bound_diameter, bound_aspl = problem.lower_bounds()
     print(f"{solver.name} (seed {args.seed}) on {args.base}, cap {args.cap}, budget {args.budget}, "
           f"objective {args.objective}")
-    print(f"shortcuts {len(outcome.solution.shortcuts)}  diameter {fmt_number(ev.diameter)}  "
-          f"ASPL {fmt_number(ev.aspl, 6)}  objective {fmt_number(ev.objective, 6)}")
-    print(f"lower bounds: diameter {fmt_number(ev.lower_bound_diameter)}, ASPL {fmt_number(ev.lower_bound_aspl, 6)}"
+    print(f"shortcuts {len(doc['shortcuts'])}  diameter {fmt_number(value['diameter'])}  "
+          f"ASPL {fmt_number(value['aspl'], 6)}  objective {fmt_number(value['objective'], 6)}")
+    print(f"lower bounds: diameter {fmt_number(bound_diameter)}, ASPL {fmt_number(bound_aspl, 6)}"
           f"  |  elapsed {outcome.elapsed_s:.3f} s" + (f"  |  written to {args.output}" if args.output else ""))
-    proof = proof_line(getattr(outcome.solution, "extra", None) or {})
+    proof = proof_line(doc.get("extra") if isinstance(doc.get("extra"), dict) else {})
     if proof:
         print(f"{solver.name}: {proof}")
     return 0

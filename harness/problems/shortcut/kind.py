@@ -201,6 +201,19 @@ class ShortcutKind(ProblemKind):
                                metrics, stored)
         return Verdict(True, "", metrics, stored)
 
+    def check_result(self, problem: Any, doc: dict[str, Any]) -> Verdict:
+        # the problem first (cheap: no distances), then the full verification; a base given as edges
+        # (a file: spec) must be the problem's very graph, not only carry its name
+        from harness.problems.recheck import problem_mismatch
+        from harness.problems.shortcut.solution_file import problem_from_dict
+
+        claimed = problem_from_dict(doc)
+        reason = problem_mismatch(problem.describe(), claimed.describe())
+        if reason is None and claimed.base != problem.base:
+            reason = (f"the solution is for another problem: its base graph ({claimed.base.n} vertices, "
+                      f"{claimed.base.m} edges) is not the graph of {problem.base_spec}")
+        return self.verify(doc) if reason is None else Verdict(False, reason)
+
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         # the base plus the solution's shortcuts, validated first; the radix is the degree cap
         from harness.problems.shortcut.solution_file import solution_from_dict
