@@ -179,17 +179,30 @@ class ShortcutKind(ProblemKind):
     # ------------------------------------------------------------------ results
 
     def verify(self, doc: dict[str, Any]) -> Verdict:
-        from harness.errors import InvalidSolution
+        from pathlib import Path
+
+        from harness.errors import HopbenchError, InvalidSolution
         from harness.graphs.topologies import parse_spec
         from harness.problems.shortcut.solution_file import solution_from_dict
 
         solution, stored = solution_from_dict(doc)
         spec = solution.problem.base_spec or ""
-        if "base_edges" in doc and not spec.startswith("file:"):
-            # embedded edges stand in for a file that may be gone; a named topology is rebuilt instead
-            named = parse_spec(spec)
-            if named != solution.problem.base:
-                return Verdict(False, f"the embedded base_edges are not the graph {spec!r} names", stored=stored)
+        base = solution.problem.base
+        if "base_n" in doc and doc["base_n"] != base.n:
+            return Verdict(False, f"the embedded base_n {shown(doc['base_n'])} contradicts the base {spec!r}, which "
+                                  f"has {base.n} vertices", stored=stored)
+        if "base_edges" in doc:
+            # embedded edges stand in for an edge file that may be gone; a named topology, or an edge file
+            # that is here, is the base itself, and edges that contradict it are refused
+            kind, _, path = spec.partition(":")
+            if kind.strip().lower() != "file" or Path(path.strip()).exists():
+                try:
+                    named = parse_spec(spec)
+                except HopbenchError as exc:
+                    return Verdict(False, f"the base {spec!r} cannot be rebuilt to check the embedded base_edges "
+                                          f"({exc})", stored=stored)
+                if named != base:
+                    return Verdict(False, f"the embedded base_edges are not the graph {spec!r} names", stored=stored)
         try:
             ev = solution.evaluate()
         except InvalidSolution as exc:
