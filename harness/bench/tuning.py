@@ -592,10 +592,13 @@ def save_tuned(cfg: TuneConfig, result: TuneResult, directory: Path | None = Non
            "date": date.today().isoformat(), "hopbench": __version__}
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(doc, indent=1) + "\n")
     except OSError as exc:
         raise HopbenchError(f"cannot write the tuned parameters to {path}: {exc.strerror or exc}; "
                             f"give a writable --save-to DIR") from None
+    from harness.outputs import replace_file
+
+    # whole or not at all, never through a link planted at SOLVER.json
+    replace_file(path, (json.dumps(doc, indent=1) + "\n").encode(), "give a writable --save-to DIR")
     Store.open(cfg.storage).save_tuned(solver=cfg.solver, study=result.study, suite=cfg.suite,
                                        params=result.best_params, value=result.best_value or math.nan,
                                        n_trials=result.n_trials)

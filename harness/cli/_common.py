@@ -85,11 +85,23 @@ def output_file(text: str, reads: Mapping[str | Path, str] | None = None) -> Pat
     """
     from harness.outputs import refuse_overwriting_inputs
 
+    import errno
+    import os
+
     out = Path(text)
+    shown_path = text if len(text) <= 120 else text[:117] + "..."
+    try:
+        os.lstat(out)  # a name too long, a loop of links: said now, not after the work
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            raise HopbenchError(f"cannot write {shown_path} ({exc.strerror or type(exc).__name__}); give another "
+                                f"output path") from None
     if out.is_dir():
         raise HopbenchError(f"cannot write {out}: it is a directory; give a file name such as {out / 'out.json'}")
-    if not out.parent.exists():
-        raise HopbenchError(f"cannot write {out}: directory {out.parent} does not exist")
+    if not out.parent.is_dir():
+        raise HopbenchError(f"cannot write {shown_path}: directory {out.parent} does not exist")
     refuse_overwriting_inputs(out, reads or {})
     return out
 

@@ -47,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
         outcome = run_solver(solver, problem, args)
     doc, metrics = rechecked("shortcut", problem, outcome.solution, solver.name)
     if out is not None:
-        out.write_text(dumps(doc, indent=1) + "\n")
+        from harness.outputs import write_output_file
+
+        write_output_file(out, dumps(doc, indent=1) + "\n")
     if args.json:
         print_json(doc)
         return 0
