@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -138,9 +139,12 @@ def replace_file(target: Path, data: bytes, hint: str) -> None:
     that path is replaced, never written through).  A failure is a one-line error ending in ``hint``, and
     no temporary file is left behind, whatever stopped the write (a full disk, Ctrl-C)."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    if len(os.fsencode(tmp.name)) > 255:  # a long target name must not fail for its temporary's sake
+        tmp = target.with_name(f".hopbench-{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        # mode 0o666 minus the umask, like open(..., "w"): an output is as readable as any other file
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        # mode 0o666 minus the umask, like open(..., "w"): an output is as readable as any other file;
+        # O_EXCL | O_NOFOLLOW: a link planted at the temporary's name is never followed
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, target)
@@ -150,21 +154,38 @@ def replace_file(target: Path, data: bytes, hint: str) -> None:
         tmp.unlink(missing_ok=True)  # gone already after the rename
 
 
-def write_output_file(path: PathLike, text: str) -> None:
-    """Write an ``-o`` file whole or not at all (:func:`replace_file`); a device or a pipe (``/dev/stdout``,
-    ``/dev/full``) is written directly, as renaming over it would replace the device."""
+#: paths a user types to mean a stream, not a file: written to directly (through their links)
+_STREAM_PREFIXES = ("/dev/stdout", "/dev/stderr", "/dev/null", "/dev/tty", "/dev/full", "/dev/fd/", "/proc/self/fd/")
+
+
+def write_output_file(path: PathLike, content: str | bytes) -> None:
+    """Write an ``-o`` file whole or not at all, never through a link: every command's single-file output
+    goes here.
+
+    A regular file, a missing one, or a symlink (whatever it points to) is replaced atomically
+    (:func:`replace_file`: the link itself is replaced, its target is never written).  A stream the
+    user names itself (``/dev/stdout``, ``/dev/null``, ``/dev/full``...) or a FIFO or character device
+    at the path itself is written directly, opened with ``O_NOFOLLOW``.  A failure is a one-line error
+    and leaves no partial file.
+    """
     out = Path(path)
-    data = text.encode("utf-8")
-    try:
-        special = out.exists() and not stat.S_ISREG(os.stat(out).st_mode)
-    except OSError:
-        special = False
+    data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
     hint = "check the output path, its permissions and the free space"
-    if not special:
+    text = os.fspath(out)
+    try:
+        mode = os.lstat(out).st_mode
+    except OSError:
+        mode = None
+    stream = text.startswith(_STREAM_PREFIXES) or (mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)))
+    if mode is not None and stat.S_ISDIR(mode):
+        raise HopbenchError(f"cannot write {out}: it is a directory; give a file name such as {out / 'out.json'}")
+    if not stream:
         replace_file(out, data, hint)
         return
+    flags = os.O_WRONLY | (0 if text.startswith(_STREAM_PREFIXES) else getattr(os, "O_NOFOLLOW", 0))
     try:
-        with open(out, "wb") as fh:
+        fd = os.open(out, flags)
+        with os.fdopen(fd, "wb") as fh:
             fh.write(data)
     except OSError as exc:
         raise HopbenchError(f"cannot write {out} ({exc.strerror or exc.__class__.__name__}); {hint}") from None
@@ -177,6 +198,50 @@ def check_directory_place(path: PathLike) -> None:
                             f"or choose another output directory")
 
 
+#: the per-user secret that signs manifests, in the user's data directory (``$HOPBENCH_DATA_DIR`` overrides it)
+KEY_FILE = "manifest.key"
+DATA_DIR_ENV = "HOPBENCH_DATA_DIR"
+
+
+def user_data_dir() -> Path:
+    """hopbench's per-user data directory: ``$HOPBENCH_DATA_DIR``, else ``~/.local/share/hopbench`` (Linux)."""
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return platformdirs.user_data_path("hopbench")
+
+
+def manifest_key(*, create: bool = True) -> bytes | None:
+    """The secret that signs this user's manifests, made on first use (32 random bytes, mode 0600); None
+    when it cannot be read or made (then no manifest is trusted, and nothing is ever removed)."""
+    path = user_data_dir() / KEY_FILE
+    try:
+        if os.path.lexists(path):
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
+                key = fh.read(256).strip()
+            return key if len(key) >= 32 else None
+        if not create:
+            return None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        key = secrets.token_hex(32).encode()
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(key)
+        return key
+    except FileExistsError:  # another process made it a moment ago
+        return manifest_key(create=False)
+    except OSError:
+        return None
+
+
+def _signature(key: bytes, files: Mapping[str, str]) -> str:
+    body = json.dumps({"format": MANIFEST_FORMAT, "files": dict(sorted(files.items()))}, sort_keys=True)
+    return hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
+
+
 class OwnedDirectory:
     """A directory whose files are written, and later cleaned up, by one writer only.
 
@@ -187,10 +252,16 @@ class OwnedDirectory:
     of the previous manifest that were not written again and still hold what was written
     are removed and the new manifest is saved; after an error nothing is removed and the
     manifest lists the old and the new files.
+
+    Only our files are ours: the manifest is trusted only when this user's hopbench signed it
+    (an HMAC with :func:`manifest_key`), and a file hopbench did not write (absent from that
+    manifest, or changed since) is never overwritten unless ``force``.  ``expect`` names the
+    files every build writes, checked so when the directory is opened, before anything is written.
     """
 
     def __init__(self, root: PathLike, *, inside: PathLike | None = None,
-                 protect: Mapping[PathLike, str] | None = None) -> None:
+                 protect: Mapping[PathLike, str] | None = None, force: bool = False,
+                 expect: Iterable[str] = ()) -> None:
         self.root = Path(root)
         self.protect = dict(protect or {})
         real_root = os.path.realpath(self.root)
@@ -199,9 +270,27 @@ class OwnedDirectory:
                                 f"(a symlink?); remove it or choose another output directory")
         self._real_root = real_root
         check_directory_place(self.root)
+        self.force = force
         self.previous = self._read_manifest()
         self.written: dict[str, str] = {}
         self.removed: list[str] = []
+        for rel in expect:
+            self._refuse_foreign(rel, self.root.joinpath(*rel.split("/")))
+
+    def _refuse_foreign(self, rel: str, target: Path) -> None:
+        """A protected file (what the command reads) is never written; a file at ``target`` that hopbench
+        did not write there (not in the signed manifest, or changed since) is not ours to overwrite: a
+        one-line error, unless ``force``."""
+        for path, name in self.protect.items():
+            if same_path(target, path):
+                raise HopbenchError(f"refusing to write {target}: it is {name}, which this command reads; "
+                                    f"choose another output directory")
+        if self.force or rel in self.written or not os.path.lexists(target):
+            return
+        owned = self.previous.get(rel)
+        if owned is None or _file_digest(target) != owned:  # a link or a device has no digest: never ours
+            raise HopbenchError(f"refusing to overwrite {target}: hopbench did not write it (or it changed since); "
+                                f"move it away, or pass --force to overwrite it")
 
     # ------------------------------------------------------------------ paths
 
@@ -238,10 +327,7 @@ class OwnedDirectory:
         """Write ``data`` to ``rel`` (atomically: a temporary file renamed over the old one, so a link
         at that path is replaced, never written through) and own it."""
         target = self.path(rel)
-        for path, name in self.protect.items():
-            if same_path(target, path):
-                raise HopbenchError(f"refusing to write {target}: it is {name}, which this command reads; "
-                                    f"choose another output directory")
+        self._refuse_foreign(rel, target)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -272,6 +358,12 @@ class OwnedDirectory:
         files = doc.get("files") if isinstance(doc, dict) and doc.get("format") == MANIFEST_FORMAT else None
         if not isinstance(files, dict):
             return {}
+        # trusted only when this user's hopbench signed it: a manifest placed by anyone else deletes nothing
+        key = manifest_key(create=False)
+        signature = doc.get("hmac")
+        if key is None or not isinstance(signature, str) or \
+                not hmac.compare_digest(signature, _signature(key, {str(k): str(v) for k, v in files.items()})):
+            return {}
         return {k: v for k, v in files.items()
                 if isinstance(k, str) and isinstance(v, str) and self._parts(k) is not None}
 
@@ -279,6 +371,9 @@ class OwnedDirectory:
         doc = {"format": MANIFEST_FORMAT,
                "note": "the files hopbench wrote here; the next build removes those it no longer writes",
                "files": dict(sorted(files.items()))}
+        key = manifest_key()
+        if key is not None:  # unsigned (no data directory): the next build trusts it with nothing
+            doc["hmac"] = _signature(key, files)
         data = (json.dumps(doc, indent=1) + "\n").encode()
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.root / f"{MANIFEST}.{os.getpid()}.{secrets.token_hex(4)}.tmp"

@@ -35,3 +35,19 @@ def compiled_kernels():
     from solvers.contract.warmup import warm_builtin_solvers
 
     warm_builtin_solvers()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_data_dir(tmp_path_factory):
+    """The key that signs board manifests lives in a data directory of the test session, never the user's
+    (subprocesses inherit it)."""
+    import os
+
+    path = tmp_path_factory.mktemp("hopbench-data")
+    old = os.environ.get("HOPBENCH_DATA_DIR")
+    os.environ["HOPBENCH_DATA_DIR"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("HOPBENCH_DATA_DIR", None)
+    else:
+        os.environ["HOPBENCH_DATA_DIR"] = old

@@ -5,7 +5,8 @@ boundaries); this module is the one place that shapes them: a cell
 (:func:`make_cell`), the result of running one (:func:`run_cell`, which turns every
 outcome — a solution, a solver exception, an invalid solution, a declined problem
 — into a result dict), the result of a cell that produced nothing
-(:func:`failed_result`), and the store row of a finished cell (:func:`result_row`).
+(:func:`failed_result`), the coordinator's re-verification of a result before it is recorded
+(:func:`recheck`), and the store row of a finished cell (:func:`result_row`).
 Timeouts and crashes are handled one level up, by the sandbox that hosts the run
 (:mod:`harness.bench.sandbox`).
 """
@@ -169,3 +170,79 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
         result.update(status="error", error=_one_line(exc))
     result["finished_at"] = now().isoformat()
     return result
+
+
+#: the start of the error of a cell whose solution the coordinator refused (:func:`recheck`)
+REFUSED = "refused by hopbench's re-verification"
+
+
+def cell_problem(cell: dict[str, Any], cache: dict[str, Any] | None = None) -> Any:
+    """The problem of ``cell``, built by its kind from the cell's fields (``cache`` keeps one per instance)."""
+    import json
+
+    from harness.bench.suites import Instance
+
+    key = json.dumps([cell["kind"], cell["fields"]], sort_keys=True, default=str)
+    if cache is not None and key in cache:
+        return cache[key]
+    problem = Instance(id=cell["instance"], suite=cell["suite"], kind=cell["kind"], fields=cell["fields"]).problem()
+    if cache is not None:
+        cache[key] = problem
+    return problem
+
+
+def recheck(cell: dict[str, Any], result: dict[str, Any], cache: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``result`` as the coordinator records it: an ``ok`` result only once hopbench itself has re-verified it.
+
+    A solver runs in a sandbox and reports a solution document and its metrics; none of it is trusted.
+    The document must answer the cell's own problem and verify from scratch
+    (:meth:`~harness.problems.kind.ProblemKind.check_result`), and no value of the solver's trace may lie
+    below the problem's lower bound.  The recorded metrics are the recomputed ones; a solver's own numbers
+    only ever served as a hint.  A result that fails becomes an ``error`` saying why (its document is kept,
+    as evidence); other statuses pass unchanged.
+    """
+    if result.get("status") != "ok":
+        return result
+    from harness.problems.registry import get_kind
+
+    try:
+        kind = get_kind(cell["kind"])
+        problem = cell_problem(cell, cache)
+        doc = result.get("solution")
+        if not isinstance(doc, dict):
+            raise HopbenchError("the result carries no solution document")
+        verdict = kind.check_result(problem, doc)
+        reason = verdict.reason if not verdict.valid else _trace_below_bound(kind, problem, result.get("trace"))
+    except InvalidSolution as exc:
+        verdict, reason = None, f"invalid solution: {exc}"
+    except HopbenchError as exc:
+        verdict, reason = None, str(exc)
+    except Exception as exc:  # a malformed document must not sink the matrix either
+        verdict, reason = None, _one_line(exc)
+    if reason:
+        return {**result, "status": "error", "error": f"{REFUSED}: {reason}"[:1200], "objective": None,
+                "diameter": None, "aspl": None, "metrics": None}
+    metrics = dict(verdict.metrics)
+    return {**result, "objective": metrics.get("objective"), "diameter": metrics.get("diameter"),
+            "aspl": metrics.get("aspl"), "metrics": metrics}
+
+
+def _trace_below_bound(kind: Any, problem: Any, trace: Any) -> str:
+    """Why the anytime trace cannot be true (a value under the problem's lower bound), or ``""``."""
+    import math
+
+    from harness.problems.kind import TOLERANCE
+
+    if not trace:
+        return ""
+    bound = kind.known_value_lower_bound(problem)
+    if bound is None or not math.isfinite(float(bound)):
+        return ""
+    bound = float(bound)
+    for point in trace:
+        value = point[2] if isinstance(point, (list, tuple)) and len(point) == 3 else None
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return f"the trace holds a point that is no (time, evaluations, value) triple: {str(point)[:60]}"
+        if float(value) < bound - TOLERANCE * max(1.0, abs(bound)):
+            return f"the trace reports objective {float(value):.6g}, below the problem's lower bound {bound:.6g}"
+    return ""

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from harness._paths import REPO_ROOT
-from harness.bench.cells import failed_result, make_cell, result_row
+from harness.bench.cells import failed_result, make_cell, recheck, result_row
 from harness.bench.store import CONNECT_TIMEOUT_ENV, Store, connect_timeout, params_tag
 from harness.bench.suites import Suite
 from harness.errors import HopbenchError
@@ -266,6 +266,7 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
     display = Progress(len(plan.todo), warm_ups=_solvers_to_warm_up(plan.todo) if live else [],
                        slots=_slots(jobs, client), enabled=progress)
     futures: dict[cf.Future, dict[str, Any]] = {}
+    problems: dict[str, Any] = {}  # the cells' problems, built once each, for re-verification
     finished = False  # else (a store failure, an interrupt) the workers are killed, not waited for
     try:
         for cell in plan.todo:
@@ -289,6 +290,8 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
                 except Exception as exc:  # the executor itself failed this cell (e.g. a lost Dask worker)
                     reason = (str(exc).strip().splitlines() or [""])[0][:300]
                     result = failed_result(cell, "error", f"executor: {type(exc).__name__}: {reason}")
+                # the coordinator records nothing it has not re-verified itself
+                result = recheck(cell, result, problems)
                 try:
                     record_result(store, cell, result, commit, extra)
                 except HopbenchError as exc:

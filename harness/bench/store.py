@@ -236,16 +236,52 @@ def engine_options(url: str) -> dict[str, Any]:
 
 
 def _in_memory(parsed: URL) -> bool:
-    return parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+    return parsed.get_backend_name() == "sqlite" and sqlite_file(parsed) is None
+
+
+_TRUE = ("1", "true", "yes", "on")
+
+
+def sqlite_file(parsed: URL) -> Path | None:
+    """The file SQLite opens for a ``sqlite:`` URL, in every spelling: a path, or a URI filename
+    (``sqlite:///file:x.db?uri=true``, SQLite's own ``mode``, ``file::memory:``); None when the
+    database lives in memory.  Without ``uri=true`` a ``file:`` name is a file of that very name."""
+    from urllib.parse import parse_qs, urlsplit
+
+    database = parsed.database
+    if not database or database == ":memory:":
+        return None
+    if not database.startswith("file:") or str(parsed.query.get("uri", "")).lower() not in _TRUE:
+        return Path(database)
+    parts = urlsplit(database)
+    inner = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    path = unquote(parts.path)
+    if str(parsed.query.get("mode", inner.get("mode", ""))).lower() == "memory" or path in ("", ":memory:"):
+        return None
+    return Path(path)
+
+
+def refuse_in_memory(url: str | None, what: str) -> None:
+    """A one-line error for an in-memory SQLite URL where results must outlive the command (``run``) or be
+    there to read (``results``, ``board``): such a store is empty when opened and gone when closed."""
+    parsed = parse_url(url or DEFAULT_URL)
+    if _in_memory(parsed):
+        raise HopbenchError(f"the results store {shown_url(url or DEFAULT_URL)} lives in memory: {what}; give the "
+                            f"URL of a store file, e.g. --storage sqlite:///hopbench.db")
 
 
 def _check_sqlite_path(url: str, parsed: URL, mode: Mode) -> None:
     """The file behind a SQLite URL: reading refuses one that does not exist (a mistyped path would look
-    empty); either mode refuses a path that is no regular file (a folder, a device, a pipe) and a missing folder."""
-    database = parsed.database if parsed.get_backend_name() == "sqlite" else None
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return  # in memory, or a URI that SQLite resolves itself
-    path = Path(database)
+    empty) and an in-memory database (empty by definition); either mode refuses a path that is no regular
+    file (a folder, a device, a pipe) and a missing folder."""
+    if parsed.get_backend_name() != "sqlite":
+        return
+    if mode == "read":
+        refuse_in_memory(url, "it holds no runs to read")
+    path = sqlite_file(parsed)
+    if path is None:
+        return
+    database = str(path)
     if path.exists():
         if not path.is_file():
             raise HopbenchError(f"the results store {shown_url(url)} is not a file ({path.absolute()} is a "
@@ -261,9 +297,8 @@ def _check_sqlite_path(url: str, parsed: URL, mode: Mode) -> None:
 def creates_file(url: str | None) -> bool:
     """Whether opening ``url`` for writing would create its SQLite file (no file is there yet)."""
     parsed = parse_url(url or DEFAULT_URL)
-    database = parsed.database if parsed.get_backend_name() == "sqlite" else None
-    return bool(database) and database != ":memory:" and not database.startswith("file:") \
-        and not Path(database).exists()
+    path = sqlite_file(parsed) if parsed.get_backend_name() == "sqlite" else None
+    return path is not None and not path.exists()
 
 
 def _sqlite_file_missing(url: str, database: str) -> None:

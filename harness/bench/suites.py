@@ -479,12 +479,17 @@ class _Loader:
         fields = self.ask(kind, where, kind.resolve_fields, {k: v for k, v in f.items() if k not in COMMON_KEYS},
                           resolver)
         self.ask(kind, where, kind.check_fields, fields, resolver)
+        # an id is a fact about the problem, never a free name: a suite cannot file its rows under a
+        # published instance's id with another problem behind it
+        ident = self.ask(kind, where, kind.instance_id, fields)
         if "id" in f:
-            ident = f["id"]
-            if not isinstance(ident, str) or not ident.strip():
-                raise HopbenchError(f"{where}: id must be a non-empty string, got {shown(ident)}")
-        else:
-            ident = self.ask(kind, where, kind.instance_id, fields)
+            given = f["id"]
+            if not isinstance(given, str) or not given.strip():
+                raise HopbenchError(f"{where}: id must be a non-empty string, got {shown(given)}")
+            if given != ident:
+                raise HopbenchError(f"{where}: id {shown(given)} is not the id of the problem it describes, "
+                                    f"{shown(ident, 120)}; ids are derived from the problem: correct the id or "
+                                    f"drop it")
         return Instance(id=ident, suite=self.name, kind=kind.name, fields=fields, **info)
 
     def grid_size(self, g: dict[str, Any], where: str) -> int:

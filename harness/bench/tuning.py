@@ -421,7 +421,7 @@ def _objective_factory(cfg: TuneConfig):
     import optuna
 
     import solvers
-    from harness.bench.cells import make_cell, result_row
+    from harness.bench.cells import make_cell, recheck, result_row
     from harness.bench.runner import effective_time_limit, git_commit, threads_per_worker
     from harness.bench.sandbox import run_isolated
     from harness.bench.store import Store, params_tag
@@ -434,6 +434,7 @@ def _objective_factory(cfg: TuneConfig):
     space = cfg.space()
     limit = effective_time_limit(cfg.time_limit, suite)
     threads = threads_per_worker(cfg.workers)
+    problems: dict[str, Any] = {}
 
     def objective(trial) -> float:
         reference = trial.study.user_attrs["reference"]
@@ -452,7 +453,7 @@ def _objective_factory(cfg: TuneConfig):
                                  time_limit=limit, evaluations=suite.evaluations, params_tag=tag,
                                  threads=threads)
                 cell["key"] += f"|study={trial.study.study_name}|trial={trial.number}"
-                result = run_isolated(cell)
+                result = recheck(cell, run_isolated(cell), problems)  # re-verified before it counts
                 store.record(result_row(cell, result, commit, {"study": trial.study.study_name,
                                                                "trial": trial.number}),
                              result.get("trace") or [])
@@ -591,10 +592,13 @@ def save_tuned(cfg: TuneConfig, result: TuneResult, directory: Path | None = Non
            "date": date.today().isoformat(), "hopbench": __version__}
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(doc, indent=1) + "\n")
     except OSError as exc:
         raise HopbenchError(f"cannot write the tuned parameters to {path}: {exc.strerror or exc}; "
                             f"give a writable --save-to DIR") from None
+    from harness.outputs import replace_file
+
+    # whole or not at all, never through a link planted at SOLVER.json
+    replace_file(path, (json.dumps(doc, indent=1) + "\n").encode(), "give a writable --save-to DIR")
     Store.open(cfg.storage).save_tuned(solver=cfg.solver, study=result.study, suite=cfg.suite,
                                        params=result.best_params, value=result.best_value or math.nan,
                                        n_trials=result.n_trials)

@@ -85,11 +85,23 @@ def output_file(text: str, reads: Mapping[str | Path, str] | None = None) -> Pat
     """
     from harness.outputs import refuse_overwriting_inputs
 
+    import errno
+    import os
+
     out = Path(text)
+    shown_path = text if len(text) <= 120 else text[:117] + "..."
+    try:
+        os.lstat(out)  # a name too long, a loop of links: said now, not after the work
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            raise HopbenchError(f"cannot write {shown_path} ({exc.strerror or type(exc).__name__}); give another "
+                                f"output path") from None
     if out.is_dir():
         raise HopbenchError(f"cannot write {out}: it is a directory; give a file name such as {out / 'out.json'}")
-    if not out.parent.exists():
-        raise HopbenchError(f"cannot write {out}: directory {out.parent} does not exist")
+    if not out.parent.is_dir():
+        raise HopbenchError(f"cannot write {shown_path}: directory {out.parent} does not exist")
     refuse_overwriting_inputs(out, reads or {})
     return out
 
@@ -183,6 +195,33 @@ def interrupted_note(output: str | None, what: str) -> str:
     """The stderr line of a run stopped by a signal."""
     where = f"written to {output}, marked \"interrupted\": true" if output else "not written anywhere (no -o FILE)"
     return f"interrupted: the solver stopped at its next budget poll; the best {what} it had found is {where}"
+
+
+def rechecked(kind: str, problem: Any, solution: Any, solver: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The result document of ``solution`` and its recomputed metrics, once hopbench has re-verified it as
+    an answer to ``problem`` (:meth:`~harness.problems.kind.ProblemKind.check_result`): nothing a solver
+    says of its own solution is printed or written unchecked.  A refusal is a one-line error."""
+    from harness.documents import json_default
+    from harness.errors import InvalidSolution
+    from harness.problems.registry import get_kind
+
+    verdict = None
+    try:
+        # through JSON, as a run cell's result travels: the document is what gets checked and written
+        doc = json.loads(json.dumps(strict_json(solution.to_dict()), default=json_default, allow_nan=False))
+        verdict = get_kind(kind).check_result(problem, doc)
+        reason = "" if verdict.valid else verdict.reason
+    except InvalidSolution as exc:
+        reason = f"invalid solution: {exc}"
+    except HopbenchError as exc:
+        reason = str(exc)
+    except Exception as exc:  # whatever a plug-in returned instead of a solution
+        reason = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:300]}"
+    if reason or verdict is None:
+        raise HopbenchError(f"solver {solver}'s solution was refused by hopbench's re-verification: {reason}; "
+                            f"nothing was written (a solver must return a valid solution of the problem it was "
+                            f"given, its metrics as hopbench computes them)")
+    return doc, dict(verdict.metrics)
 
 
 @contextlib.contextmanager

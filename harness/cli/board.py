@@ -16,6 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", default="leaderboards", metavar="DIR",
                    help="output directory (default leaderboards)")
     p.add_argument("--no-plots", action="store_true", help="skip the matplotlib plots")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files under -o that hopbench did not write (or that changed since)")
     p.add_argument("--compress-over", type=int, default=None, metavar="BYTES",
                    help="gzip solution files larger than this (default 1000000)")
     p.set_defaults(func=run)
@@ -105,10 +107,11 @@ def run(args: argparse.Namespace) -> int:
         if suite is None:
             print(f"note: no suite file {name!r}; instances are rebuilt from the runs (no published references)",
                   file=sys.stderr)
-        paths = write_board(board, store, out, plots=not args.no_plots, compress_over=compress, protect=protect)
+        paths = write_board(board, store, out, plots=not args.no_plots, compress_over=compress, protect=protect,
+                            force=args.force)
         shown = board.rows[board.rows["runs"] > 0]
         print(f"{name}: {board.rows['instance'].nunique()} instances, {len(board.rows)} rows "
               f"({len(shown)} with ok runs), {board.provenance['runs']} runs -> {paths['markdown']}")
-    index = write_site(out, protect=protect)
+    index = write_site(out, protect=protect, force=args.force)
     print(f"site: {index}")
     return 0

@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from harness.bench.store import DEFAULT_URL, Store, creates_file, merge, run_column_names, shown_url
     from harness.errors import HopbenchError
-    from harness.outputs import same_path, store_files
+    from harness.outputs import same_path, store_files, write_output_file
 
     # arguments are checked before any store is opened; -o never names a file this command reads
     reads = {**store_files(args.storage or DEFAULT_URL), **store_files(args.merge_from), **suite_file(args.suite)}
@@ -65,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
         raise HopbenchError(f"--merge-from {shown_url(args.merge_from)} is the store it would merge into "
                             f"(--storage {shown_url(args.storage or DEFAULT_URL)}); give another store")
     if args.merge_from:
+        from harness.bench.store import refuse_in_memory
+
+        refuse_in_memory(args.storage, "the runs merged there would be lost when the command ends")
         # a missing, empty or damaged source is refused, and the filters are checked against the runs of both
         # stores, before the target is written (a target that is not there yet is created only then)
         source = Store.open(args.merge_from, mode="read")
@@ -89,7 +92,11 @@ def run(args: argparse.Namespace) -> int:
     with_solutions = args.format in ("json", "parquet")
     selection = dict(suite=suite, solvers=solver_names, with_solutions=with_solutions)
     if args.format == "parquet":
-        store.dataframe(**selection).to_parquet(out, index=False)
+        import io
+
+        buffer = io.BytesIO()  # whole in memory first: a failed write leaves no partial file
+        store.dataframe(**selection).to_parquet(buffer, index=False)
+        write_output_file(out, buffer.getvalue())
         return 0
     rows = store.records(**selection)
     if args.format == "json":
@@ -97,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         if out is not None:
             from harness.documents import strict_json
 
-            out.write_text(json.dumps(strict_json(docs), indent=1) + "\n")
+            write_output_file(out, json.dumps(strict_json(docs), indent=1) + "\n")
         else:
             print_json(docs)
         return 0
@@ -106,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = table_text(rows, TABLE_COLUMNS) if rows else "(no runs recorded)"
     if out is not None:
-        out.write_text(text if text.endswith("\n") else text + "\n")
+        write_output_file(out, text if text.endswith("\n") else text + "\n")
     else:
         print(text)
     return 0

@@ -107,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         for name, params in tuned.items():
             print(f"tuned parameters of {name}: {params} ({tuned_file(name)})", file=sys.stderr)
     plugin_warm_up_limit()  # a malformed HOPBENCH_PLUGIN_WARMUP_LIMIT is an error now, not in every cell
+    from harness.bench.store import refuse_in_memory
+
+    refuse_in_memory(args.storage, "the runs recorded there would be lost when the command ends")
     # the whole matrix is planned (every --param checked) before the store is opened, or created
     plan = plan_matrix(suite, solver_names=solver_names, instances=args.instances, split=args.split,
                        seeds=seeds, time_limit=time_limit, param_items=args.param, rerun=args.rerun, jobs=jobs,

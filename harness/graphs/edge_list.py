@@ -88,8 +88,10 @@ def edge_list_text(graph: Graph) -> str:
 
 
 def write_edge_list(graph: Graph, path: str | Path) -> None:
-    """Write :func:`edge_list_text` to ``path``."""
-    Path(path).write_text(edge_list_text(graph))
+    """Write :func:`edge_list_text` to ``path`` (never through a link: :func:`harness.outputs.write_output_file`)."""
+    from harness.outputs import write_output_file
+
+    write_output_file(path, edge_list_text(graph))
 
 
 def pairs_from_json(value: Any, name: str) -> np.ndarray:

@@ -255,6 +255,26 @@ class ProblemKind(ABC):
         raise HopbenchError(f"problem kind {self.name!r} cannot read its result documents into Python objects; "
                             f"use hopbench.verify on the file instead")
 
+    # ------------------------------------------------------------------ re-verification (issue 34)
+
+    def check_result(self, problem: Any, doc: dict[str, Any]) -> Verdict:
+        """Re-verify a solver's result document as an answer to ``problem``, before anything records it.
+
+        The harness never trusts a solver's own account: the document must verify from scratch
+        (:meth:`verify`: valid, and its stored metrics equal the recomputed ones), and the problem
+        it solves must be ``problem`` itself (the same canonical ``describe()``).  The verdict's
+        ``metrics`` are the recomputed ones, which callers record.  The default reads the
+        document's problem from its ``"problem"`` field, else through :meth:`graph_of`; a kind
+        whose documents hold neither overrides this (else its results are refused, saying so).
+        """
+        from harness.problems.recheck import document_problem, problem_mismatch
+
+        verdict = self.verify(doc)
+        if not verdict.valid:
+            return verdict
+        reason = problem_mismatch(problem.describe(), document_problem(self, doc))
+        return verdict if reason is None else Verdict(False, reason, verdict.metrics, verdict.stored)
+
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         """The network of a result document of one of :attr:`formats` (for exports and cost models).
 

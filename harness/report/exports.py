@@ -179,5 +179,7 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
 
 
 def write_export(network: Network, fmt: str, path: str | Path, *, endpoints: str | int | None = None) -> None:
-    """Write an export to ``path``."""
-    Path(path).write_text(export_text(network, fmt, endpoints=endpoints))
+    """Write an export to ``path`` (never through a link: :func:`harness.outputs.write_output_file`)."""
+    from harness.outputs import write_output_file
+
+    write_output_file(path, export_text(network, fmt, endpoints=endpoints))

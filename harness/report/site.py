@@ -450,7 +450,7 @@ def board_dirs(out_dir: str | Path) -> list[Path]:
     return sorted(p.parent for p in root.glob("*/board.json") if p.parent.name != SITE_DIR)
 
 
-def write_site(out_dir: str | Path, *, protect: Mapping[str | Path, str] | None = None) -> Path:
+def write_site(out_dir: str | Path, *, protect: Mapping[str | Path, str] | None = None, force: bool = False) -> Path:
     """(Re)build ``out_dir/site`` from every board under ``out_dir``; returns the index path.
 
     Every board is read and checked before anything is written; the site directory is an
@@ -468,7 +468,8 @@ def write_site(out_dir: str | Path, *, protect: Mapping[str | Path, str] | None 
             raise HopbenchError(f"the board in {suite_dir} cannot be shown ({type(exc).__name__}: {exc}); rebuild "
                                 f"it with 'hopbench board' or remove {suite_dir}") from None
         metas.append(meta)
-    with OwnedDirectory(root / SITE_DIR, inside=root, protect=protect) as site:
+    with OwnedDirectory(root / SITE_DIR, inside=root, protect=protect, force=force,
+                        expect=("index.html", "hopbench.js", "hopbench.css")) as site:
         site.write_text("hopbench.js", JS)
         site.write_text("hopbench.css", CSS)
         for name, page in pages.items():

@@ -97,19 +97,21 @@ def board_metadata(board: Board, plots: dict[str, str]) -> dict[str, Any]:
 
 
 def write_board(board: Board, store: Any, out_dir: str | Path, *, plots: bool = True,
-                compress_over: int = DEFAULT_COMPRESS_OVER, protect: Mapping[str | Path, str] | None = None
-                ) -> dict[str, Path]:
+                compress_over: int = DEFAULT_COMPRESS_OVER, protect: Mapping[str | Path, str] | None = None,
+                force: bool = False) -> dict[str, Path]:
     """Write ``out_dir/<suite>/``: board.md, board.csv, references.csv, board.json,
     solutions/ and (unless ``plots=False``) plots/.  Returns the main paths.
 
     ``protect`` maps further files the caller reads (suite files) to what they are; none of them,
-    nor the SQLite files of ``store``, is ever written.
+    nor the SQLite files of ``store``, is ever written.  A file hopbench did not write is overwritten only
+    with ``force`` (:class:`~harness.outputs.OwnedDirectory`).
     """
     from harness.documents import strict_json
 
     name = check_suite_name(board.suite)  # a name from a suite file must not steer the write
     files = {**store_files(getattr(store, "url", None)), **(protect or {})}
-    with OwnedDirectory(Path(out_dir) / name, inside=out_dir, protect=files) as suite_dir:
+    with OwnedDirectory(Path(out_dir) / name, inside=out_dir, protect=files, force=force,
+                        expect=("board.md", "board.csv", "references.csv", "board.json")) as suite_dir:
         write_solutions(board, store, suite_dir, compress_over=compress_over)
         made: dict[str, str] = {}
         if plots:

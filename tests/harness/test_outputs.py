@@ -179,7 +179,11 @@ def test_a_link_inside_is_replaced_not_written_through(tmp_path):
     (root / "target.txt").write_text("theirs")
     (root / "board.md").symlink_to(root / "target.txt")
     os.link(root / "target.txt", root / "hard.md")
-    build(root, {"board.md": "ours", "hard.md": "ours too"})
+    # not hopbench's files: refused without --force (issue 34), replaced, never written through, with it
+    for rel in ("board.md", "hard.md"):
+        with pytest.raises(HopbenchError, match="hopbench did not write it"):
+            build(root, {rel: "ours"})
+    build(root, {"board.md": "ours", "hard.md": "ours too"}, force=True)
     assert (root / "target.txt").read_text() == "theirs"
     assert not (root / "board.md").is_symlink() and (root / "board.md").read_text() == "ours"
 
@@ -196,7 +200,7 @@ def test_a_hostile_manifest_removes_nothing_outside(tmp_path):
     assert victim.read_text() == "precious"
     for broken in ("[" * 100_000, "not json", '{"format": "hopbench.manifest/1", "files": [1]}'):
         (root / MANIFEST).write_text(broken)
-        build(root, {"b.txt": "b"})  # an unreadable manifest owns nothing
+        build(root, {"b.txt": "b"}, force=True)  # an unreadable manifest owns nothing (b.txt is no longer ours)
         assert (root / "a.txt").exists()
 
 

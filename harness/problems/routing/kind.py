@@ -157,6 +157,14 @@ class RoutingKind(ProblemKind):
 
         return table_from_dict(doc)[0]
 
+    def check_result(self, problem: Any, doc: dict[str, Any]) -> Verdict:
+        # the document's problem from its header (cheap) before its routes are verified
+        from harness.problems.recheck import problem_mismatch
+        from harness.problems.routing.table import problem_from_dict
+
+        reason = problem_mismatch(problem.describe(), problem_from_dict(doc).describe())
+        return self.verify(doc) if reason is None else Verdict(False, reason)
+
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         # the whole torus, node ids as in the table (first dimension fastest); the radix is its port
         # count.  The routes need not be valid for the network to be: 'hopbench verify' checks them.

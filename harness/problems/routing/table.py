@@ -301,13 +301,8 @@ def _field(doc: dict[str, Any], key: str, types: type | tuple, *, optional: bool
                  guide="see docs/routing.md for the format")
 
 
-def table_from_dict(doc: dict[str, Any]) -> tuple[RoutingTable, dict[str, float]]:
-    """Parse a ``hopbench.routes/1`` document; returns the table and its stored metrics.
-
-    A document that cannot be read as the format raises :class:`HopbenchError`;
-    missing or surplus pairs are kept for :meth:`RoutingTable.evaluate` to
-    report (they make the table invalid, not unreadable).
-    """
+def problem_from_dict(doc: dict[str, Any]) -> RoutingProblem:
+    """The problem a ``hopbench.routes/1`` document answers (its routes are not read)."""
     fmt = _field(doc, "format", str)
     if fmt != ROUTES_FORMAT:
         raise HopbenchError(f"unsupported format {fmt!r}; expected {ROUTES_FORMAT!r}")
@@ -323,6 +318,17 @@ def table_from_dict(doc: dict[str, Any]) -> tuple[RoutingTable, dict[str, float]
     )
     if isinstance(nodes, str) and nodes != "all":
         raise HopbenchError(f"routing table document: 'nodes' must be a list of node ids or \"all\", got {nodes!r}")
+    return problem
+
+
+def table_from_dict(doc: dict[str, Any]) -> tuple[RoutingTable, dict[str, float]]:
+    """Parse a ``hopbench.routes/1`` document; returns the table and its stored metrics.
+
+    A document that cannot be read as the format raises :class:`HopbenchError`;
+    missing or surplus pairs are kept for :meth:`RoutingTable.evaluate` to
+    report (they make the table invalid, not unreadable).
+    """
+    problem = problem_from_dict(doc)
     net = problem.network
     raw = _field(doc, "routes", dict)
     src, dst = problem.pairs

@@ -179,17 +179,30 @@ class ShortcutKind(ProblemKind):
     # ------------------------------------------------------------------ results
 
     def verify(self, doc: dict[str, Any]) -> Verdict:
-        from harness.errors import InvalidSolution
+        from pathlib import Path
+
+        from harness.errors import HopbenchError, InvalidSolution
         from harness.graphs.topologies import parse_spec
         from harness.problems.shortcut.solution_file import solution_from_dict
 
         solution, stored = solution_from_dict(doc)
         spec = solution.problem.base_spec or ""
-        if "base_edges" in doc and not spec.startswith("file:"):
-            # embedded edges stand in for a file that may be gone; a named topology is rebuilt instead
-            named = parse_spec(spec)
-            if named != solution.problem.base:
-                return Verdict(False, f"the embedded base_edges are not the graph {spec!r} names", stored=stored)
+        base = solution.problem.base
+        if "base_n" in doc and doc["base_n"] != base.n:
+            return Verdict(False, f"the embedded base_n {shown(doc['base_n'])} contradicts the base {spec!r}, which "
+                                  f"has {base.n} vertices", stored=stored)
+        if "base_edges" in doc:
+            # embedded edges stand in for an edge file that may be gone; a named topology, or an edge file
+            # that is here, is the base itself, and edges that contradict it are refused
+            kind, _, path = spec.partition(":")
+            if kind.strip().lower() != "file" or Path(path.strip()).exists():
+                try:
+                    named = parse_spec(spec)
+                except HopbenchError as exc:
+                    return Verdict(False, f"the base {spec!r} cannot be rebuilt to check the embedded base_edges "
+                                          f"({exc})", stored=stored)
+                if named != base:
+                    return Verdict(False, f"the embedded base_edges are not the graph {spec!r} names", stored=stored)
         try:
             ev = solution.evaluate()
         except InvalidSolution as exc:
@@ -205,6 +218,19 @@ class ShortcutKind(ProblemKind):
         from harness.problems.shortcut.solution_file import solution_from_dict
 
         return solution_from_dict(doc)[0]
+
+    def check_result(self, problem: Any, doc: dict[str, Any]) -> Verdict:
+        # the problem first (cheap: no distances), then the full verification; a base given as edges
+        # (a file: spec) must be the problem's very graph, not only carry its name
+        from harness.problems.recheck import problem_mismatch
+        from harness.problems.shortcut.solution_file import problem_from_dict
+
+        claimed = problem_from_dict(doc)
+        reason = problem_mismatch(problem.describe(), claimed.describe())
+        if reason is None and claimed.base != problem.base:
+            reason = (f"the solution is for another problem: its base graph ({claimed.base.n} vertices, "
+                      f"{claimed.base.m} edges) is not the graph of {problem.base_spec}")
+        return self.verify(doc) if reason is None else Verdict(False, reason)
 
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         # the base plus the solution's shortcuts, validated first; the radix is the degree cap

@@ -297,8 +297,9 @@ def test_store_open_for_reading_never_creates_a_sqlite_file(tmp_path, monkeypatc
     with pytest.raises(HopbenchError, match="does not exist"):
         Store.open(f"sqlite:///{tmp_path / 'no.db'}", mode="read")
     assert not (tmp_path / "no.db").exists()
-    for url in ("sqlite://", "sqlite:///:memory:"):  # in-memory databases have no file to miss
-        Store.open(url, mode="read").close()
+    for url in ("sqlite://", "sqlite:///:memory:"):  # in memory: nothing to read, refused (issue 34)
+        with pytest.raises(HopbenchError, match="lives in memory"):
+            Store.open(url, mode="read")
     # sqlite:///tmp/x.db is relative to the current directory; the message points at four slashes
     absolute = tmp_path / "abs.db"
     Store.open(f"sqlite:///{absolute}").close()

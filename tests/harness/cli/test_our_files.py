@@ -1,0 +1,110 @@
+"""Only our files are ours (issue 34, item 3): outputs never written through links, files hopbench did not
+write never overwritten without --force, forged manifests trusted with nothing, read-only commands creating
+no file for any URL spelling, in-memory stores refused."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def hopbench(*args, cwd=None):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+                          env=env, cwd=cwd or ROOT, timeout=300)
+
+
+def one_line_error(r) -> str:
+    # a board may print a note first (its suite file is not at hand); the error is one line
+    errors = [line for line in r.stderr.splitlines() if not line.startswith("note: ")]
+    assert r.returncode == 2 and len(errors) == 1 and errors[0].startswith("error: "), r.stderr
+    return errors[0]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("store") / "s.db"
+    suite = db.parent / "mini.toml"
+    suite.write_text('name = "mini"\ndescription = "d"\n[[instances]]\nbase = "ring:8"\ncap = 3\nbudget = 2\n')
+    r = hopbench("run", "--suite", suite, "--solver", "random", "--storage", f"sqlite:///{db}", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    return db
+
+
+@pytest.mark.parametrize("command", [
+    ["solve", "--base", "ring:8", "--cap", "3", "--budget", "1", "--solver", "random"],
+    ["route", "--torus", "3x3", "--solver", "dor"],
+    "results",
+])
+def test_an_output_symlink_is_replaced_never_written_through(tmp_path, store, command):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    link = tmp_path / "out.json"
+    link.symlink_to(victim)
+    args = ["results", "--storage", f"sqlite:///{store}", "--format", "json"] if command == "results" else command
+    r = hopbench(*args, "-o", link)
+    assert r.returncode == 0, r.stderr
+    assert victim.read_text() == "precious" and not link.is_symlink() and link.stat().st_size > 0
+
+
+@pytest.mark.parametrize("target, words", [("/dev/full", "No space left"), ("missing/x.json", "does not exist"),
+                                           ("a" * 300, "File name too long")])
+def test_output_errors_are_one_line_and_leave_no_file(tmp_path, target, words):
+    r = hopbench("solve", "--base", "ring:8", "--cap", "3", "--budget", "1", "--solver", "random", "-o", target,
+                 cwd=tmp_path)
+    assert words in one_line_error(r)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_board_md_hopbench_did_not_write_needs_force(tmp_path, store):
+    out = tmp_path / "lb"
+    args = ["board", "--storage", f"sqlite:///{store}", "--suite", "mini", "-o", out, "--no-plots"]
+    assert hopbench(*args).returncode == 0
+    assert hopbench(*args).returncode == 0  # its own files: rebuilt without a word
+    (out / "mini" / "board.md").write_text("my own notes")
+    assert "board.md: hopbench did not write it" in one_line_error(hopbench(*args))
+    assert (out / "mini" / "board.md").read_text() == "my own notes"
+    assert hopbench(*args, "--force").returncode == 0
+    assert (out / "mini" / "board.md").read_text() != "my own notes"
+
+
+def test_a_manifest_placed_by_someone_else_deletes_nothing(tmp_path, store):
+    out = tmp_path / "lb"
+    args = ["board", "--storage", f"sqlite:///{store}", "--suite", "mini", "-o", out, "--no-plots"]
+    assert hopbench(*args).returncode == 0
+    theirs = out / "mini" / "theirs.txt"
+    theirs.write_text("theirs")
+    manifest = out / "mini" / ".hopbench-manifest.json"
+    doc = json.loads(manifest.read_text())
+    import hashlib
+
+    doc["files"]["theirs.txt"] = hashlib.sha256(b"theirs").hexdigest()  # forged: the signature no longer fits
+    manifest.write_text(json.dumps(doc))
+    r = hopbench(*args, "--force")
+    assert r.returncode == 0, r.stderr
+    assert theirs.read_text() == "theirs"
+
+
+@pytest.mark.parametrize("url", ["sqlite:///file:x.db?uri=true", "sqlite:///file:x.db", "sqlite:///x.db",
+                                 "sqlite:///file:x.db?uri=true&mode=rwc"])
+@pytest.mark.parametrize("command", ["results", "board"])
+def test_reading_commands_create_no_file_for_any_url_spelling(tmp_path, url, command):
+    r = hopbench(command, "--storage", url, *(["-o", "lb"] if command == "board" else []), cwd=tmp_path)
+    assert "does not exist" in one_line_error(r)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:", "sqlite:///file::memory:?uri=true",
+                                 "sqlite:///file:x?mode=memory&uri=true"])
+@pytest.mark.parametrize("command", [["results"], ["board", "-o", "lb"], ["run", "--suite", "quick", "--no-progress"]])
+def test_in_memory_stores_are_refused(tmp_path, url, command):
+    r = hopbench(*command, "--storage", url, cwd=tmp_path)
+    assert "lives in memory" in one_line_error(r)
+    assert list(tmp_path.iterdir()) == []
