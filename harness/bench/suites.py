@@ -330,6 +330,7 @@ class _Resolver(InstanceResolver):
         self.loader = loader
         self.names = names
         self.where = where
+        self.directory = loader.path.parent
 
     def fill(self, text: str, what: str = "") -> str:
         return _fill_placeholders(text, self.names, f"{self.where}: {what}" if what else self.where)

@@ -158,6 +158,10 @@ class InstanceResolver(ABC):
     def integer(self, value: Any, what: str, base: str | None = None) -> int:
         """An integer or an arithmetic formula (which may use ``N``, the vertex count of ``base``)."""
 
+    #: the folder of the suite file being read, against which a kind resolves the relative file names
+    #: its instances give (None when the instance does not come from a file)
+    directory: Any = None
+
     def graph(self, spec: str) -> Any:
         """The graph a topology spec names (a suite loader caches it: many instances share a base)."""
         from harness.graphs.topologies import parse_spec

@@ -70,6 +70,12 @@ def traffic_instance_id(fields: dict[str, Any]) -> str:
     return out
 
 
+def _is_spec(text: str) -> bool:
+    from harness.graphs.topologies import KINDS
+
+    return text.split(":", 1)[0] in KINDS and ":" in text
+
+
 def _compare_points(kind: str, stored: list[dict[str, Any]], again: list[dict[str, Any]]) -> str:
     """Why two lists of load points differ (empty when they agree)."""
     if len(stored) != len(again):
@@ -157,6 +163,22 @@ class TrafficKind(ProblemKind):
     )
     reference_metrics = ("saturation", "zero_load_latency", "latency_at_load")
     size_label = "switches"
+
+    def resolve_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> dict[str, Any]:
+        # a network file is named relative to the suite file's folder or the folder above it (a shipped
+        # suite's names then read from the project root, where 'hopbench verify' finds them too); the
+        # id keeps the name as written.  A spec such as torus:8x8 is no file
+        out = dict(fields)
+        network = out.get("network")
+        directory = getattr(resolver, "directory", None)
+        if isinstance(network, str) and directory is not None and not _is_spec(network):
+            from pathlib import Path
+
+            for folder in (Path(directory), Path(directory).parent):
+                if (folder / network).is_file():
+                    out["network_path"] = str((folder / network).resolve())
+                    break
+        return out
 
     def check_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> None:
         check_field_types(fields, FIELD_TYPES)

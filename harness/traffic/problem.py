@@ -58,6 +58,8 @@ class TrafficProblem:
     faults: float = 0.0
     structure_seed: int = 1
     load: float | None = None
+    #: where ``network`` (a file named relative to its suite) is on this machine; not part of the problem
+    network_path: str | None = None
     #: packets the zero-load measurement averages over (its mean to a few tenths of a percent at 20,000)
     zero_load_packets: int = 20_000
     objective: str = "saturation"
@@ -83,7 +85,7 @@ class TrafficProblem:
     @property
     def source(self) -> Any:
         """The network as loaded (:class:`harness.problems.networks.Network`)."""
-        return _network(self.network)
+        return _network(self.network_path or self.network)
 
     @property
     def switches(self) -> int:
@@ -135,6 +137,7 @@ def problem_from_fields(fields: dict[str, Any]) -> TrafficProblem:
                           structure_seed=int(fields.get("structure_seed", 1)),
                           load=None if fields.get("load") is None else float(fields["load"]),
                           zero_load_packets=int(fields.get("zero_load_packets", 20_000)),
+                          network_path=fields.get("network_path"),
                           objective=str(fields.get("objective", "saturation")))
 
 

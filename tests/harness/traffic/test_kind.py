@@ -158,3 +158,22 @@ def test_faults_and_random_permutations_are_drawn_from_the_instance_not_the_run(
     p = small(traffic="randperm", network="ring:8", structure_seed=2)
     q = small(traffic="randperm", network="ring:8", structure_seed=2)
     assert list(p.prepared()[0].pattern.dest) == list(q.prepared()[0].pattern.dest)
+
+
+def test_a_network_file_is_named_relative_to_its_suite_and_its_id_keeps_the_name(tmp_path):
+    from harness.traffic.problem import problem_from_fields
+
+    ring = tmp_path / "nets" / "ring8.edges"
+    ring.parent.mkdir()
+    ring.write_text("".join(f"{i} {(i + 1) % 8}\n" for i in range(8)))
+    (tmp_path / "suites").mkdir()
+    path = tmp_path / "suites" / "mine.toml"
+    # the name read from the suite's folder, or from the folder above it (a shipped suite's project root)
+    path.write_text('name = "mine"\nseeds = 1\n\n[[instances]]\nkind = "traffic"\nnetwork = "nets/ring8.edges"\n'
+                    'routing = "updown"\n')
+    inst = load_suite(path).instances[0]
+    assert inst.id == "nets/ring8.edges/uniform/updown"
+    assert problem_from_fields(inst.fields).switches == 8  # found wherever the process runs
+    path.write_text(path.read_text().replace("nets/ring8.edges", "nets/missing.edges"))
+    with pytest.raises(HopbenchError, match="missing.edges"):
+        load_suite(path)
