@@ -28,6 +28,9 @@ State encodings (``meta["states"]`` names them):
   hops from a fresh start on escape VC 0), 1 = escape, up phase, 2 = escape, down phase (escape
   candidates only, VC 0); ``escape_vcs = (0,)``;
 * ``dor`` on a mesh: one state 0; all VCs;
+* ``adaptive-dor`` (Duato's protocol as Koibuchi et al. use it on meshes and hypercubes): 0 =
+  adaptive (minimal next hops on VCs ``1..V-1``, plus the mesh's dimension-order next hop on escape
+  VC 0), 1 = escape (the dimension-order next hop on VC 0 only); ``escape_vcs = (0,)``;
 * ``dor`` on a torus: 0 = the next hop turns into a new dimension (or is the first), ``1 + p`` =
   continuing in the current dimension with dateline partition ``p`` (BookSim keeps the partition
   for the whole dimension); VCs ``0..V/2-1`` for partition 0, ``V/2..V-1`` for partition 1;
@@ -75,7 +78,7 @@ class SimRouting:
     meta: dict = field(default_factory=dict)  #: e.g. the up*/down* root, the dimension order
 
 
-ROUTINGS = ("updown", "adaptive-updown", "dor", "table", "minimal")
+ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "table", "minimal")
 MAX_VCS = 64
 #: tables hold n*n*num_states keys: refuse larger networks before allocating
 MAX_SWITCHES = 4096
@@ -289,6 +292,50 @@ def _dor_tables(fill, indptr, indices, n, S, V, torus, kb, sb, ptr, port, vlo, v
                     ptr[key + 1] = cnt
 
 
+@njit(cache=True, parallel=True)
+def _adaptive_dor_tables(fill, indptr, indices, n, V, DT, kb, sb, ptr, port, vlo, vhi, st, esc):
+    """``adaptive-dor``: every minimal next hop on VCs 1..V-1 (state 0), and the escape: the
+    dimension-order next hop of the mesh whose digits ``kb``/``sb`` number the switches (BookSim's
+    ``dor_next_mesh``: the lowest differing digit, toward the destination), on VC 0 (state 1).  The
+    mesh is a subgraph of the network (a folded hypercube's hypercube), so its hops are minimal
+    there but need not be minimal in the network; the deadlock check covers that."""
+    for r in prange(n):
+        a = indptr[r]
+        deg = indptr[r + 1] - a
+        for t in range(n):
+            if t == r:
+                continue
+            d = 0
+            while (r // sb[d]) % kb[d] == (t // sb[d]) % kb[d]:
+                d += 1
+            w_esc = r + (sb[d] if (r // sb[d]) % kb[d] < (t // sb[d]) % kb[d] else -sb[d])
+            p_esc = _port_of(indptr, indices, r, w_esc)
+            for s in range(2):
+                key = (r * n + t) * 2 + s
+                pos = ptr[key] if fill else 0
+                cnt = 0
+                if s == 0:
+                    for k in range(deg):
+                        w = indices[a + k]
+                        if DT[w, t] + 1 == DT[r, t]:
+                            if fill:
+                                port[pos + cnt] = k
+                                vlo[pos + cnt] = 1
+                                vhi[pos + cnt] = V - 1
+                                st[pos + cnt] = 0
+                                esc[pos + cnt] = 0
+                            cnt += 1
+                if fill:
+                    port[pos + cnt] = p_esc
+                    vlo[pos + cnt] = 0
+                    vhi[pos + cnt] = 0
+                    st[pos + cnt] = 1
+                    esc[pos + cnt] = 1
+                cnt += 1
+                if not fill:
+                    ptr[key + 1] = cnt
+
+
 def _alloc(counts: np.ndarray) -> tuple[np.ndarray, ...]:
     np.cumsum(counts, out=counts)
     total = int(counts[-1])
@@ -452,6 +499,43 @@ def dimension_order(dims: Any, *, torus: bool, num_vcs: int, graph: Graph | None
     return _finish("dor", graph, V, S, 0, tables, rnd, (), meta)
 
 
+def adaptive_dimension_order(graph: Graph, dims: Any, *, num_vcs: int) -> SimRouting:
+    """Duato's protocol with a dimension-order escape, as Koibuchi et al. route meshes, hypercubes and
+    folded hypercubes (Sect. IV-A): minimal adaptive on VCs 1..V-1, and on VC 0 the dimension-order
+    route of the mesh ``dims`` (a hypercube is the mesh 2x2x...x2; a folded hypercube's escape uses
+    its hypercube links only).  A packet that takes the escape VC stays on it.  The mesh of ``dims``
+    must be a subgraph of ``graph`` with the same switch ids."""
+    from harness.graphs.topologies import mesh as make_mesh
+
+    dims = _grid_dims(dims)
+    V = _check_vcs(num_vcs, "adaptive-dor")
+    if V < 2:
+        raise HopbenchError("routing adaptive-dor needs num_vcs >= 2 (VC 0 is the escape VC); raise num_vcs "
+                            "or use dor")
+    grid = make_mesh(list(dims))
+    n = graph.n
+    if grid.n != n or not {tuple(e) for e in grid.edges.tolist()} <= {tuple(e) for e in graph.edges.tolist()}:
+        raise HopbenchError(f"adaptive-dor escapes along the mesh {'x'.join(map(str, dims))}, which is not a "
+                            f"subgraph of this network ({n} switches); use adaptive-updown")
+    _check_size(n, 2, "adaptive-dor")
+    check_connected(graph)
+    indptr, indices = _csr(graph)
+    DT = distance_matrix(graph, dtype=np.int16)
+    kb = np.asarray(dims[::-1], dtype=np.int64)
+    sb = np.ones(len(dims), dtype=np.int64)
+    sb[1:] = np.cumprod(kb[:-1])
+    counts = np.zeros(n * n * 2 + 1, dtype=np.int64)
+    dummy = np.empty(0, np.int32)
+    _adaptive_dor_tables(False, indptr, indices, n, V, DT, kb, sb, counts, dummy, dummy, dummy, dummy,
+                         np.empty(0, np.uint8))
+    tables = _alloc(counts)
+    _adaptive_dor_tables(True, indptr, indices, n, V, DT, kb, sb, *tables)
+    rnd = np.zeros(n * n * 2, dtype=np.uint8)
+    meta = {"dims": list(dims), "escape": "dimension order on the mesh, last axis first",
+            "states": ["adaptive", "escape"], "choice": "every minimal next hop, adaptively"}
+    return _finish("adaptive-dor", graph, V, 2, 0, tables, rnd, (0,), meta)
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -469,6 +553,11 @@ def build_routing(name: str, graph: Graph, *, num_vcs: int, dims: Any = None, to
         return adaptive_updown(graph, num_vcs=num_vcs, root=root)
     if name == "minimal":
         return minimal(graph, num_vcs=num_vcs)
+    if name == "adaptive-dor":
+        if dims is None:
+            raise HopbenchError("routing adaptive-dor needs a mesh, hypercube or folded hypercube spec (its "
+                                "escape is dimension order); use adaptive-updown on other networks")
+        return adaptive_dimension_order(graph, dims, num_vcs=num_vcs)
     if name == "dor":
         if dims is None:
             raise HopbenchError("routing dor needs the grid's dims (e.g. dims=(8, 8) for torus:8x8); use updown "

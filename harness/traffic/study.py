@@ -19,10 +19,11 @@ from harness.graphs.graph import Graph
 from harness.traffic.simulator import LoadPoint, Network, RouterConfig, Saturation
 
 SIMULATION_FORMAT = "hopbench.simulation/1"
-ROUTINGS = ("updown", "adaptive-updown", "dor", "minimal", "table")
+ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "minimal", "table")
 #: at most this many load points in one sweep
 MAX_LOADS = 200
 _GRID = re.compile(r"(torus|mesh):(\d+(?:x\d+)*)")
+_CUBE = re.compile(r"f?hypercube:(\d+)")
 
 
 def parse_loads(text: str) -> list[float]:
@@ -67,6 +68,18 @@ def grid_dims(text: str | None) -> tuple[tuple[int, ...], bool] | None:
     if not m:
         return None
     return tuple(int(x) for x in m.group(2).split("x")), m.group(1) == "torus"
+
+
+def escape_mesh(text: str | None) -> tuple[int, ...] | None:
+    """The mesh whose dimension order ``adaptive-dor`` escapes along: a mesh's own, a hypercube's or a
+    folded hypercube's 2x2x...x2 (its hypercube links); None for other networks."""
+    if not text:
+        return None
+    m = _CUBE.fullmatch(str(text).strip())
+    if m:
+        return (2,) * int(m.group(1))
+    grid = grid_dims(text)
+    return grid[0] if grid is not None and not grid[1] else None
 
 
 def pattern_dims(network: Any, hosts: Any) -> tuple[int, ...]:
@@ -152,6 +165,12 @@ def prepare(network: Any, *, pattern: str, routing: str, endpoints: str | int | 
     if routing == "table" and network.routes is None:
         raise HopbenchError("--routing table needs a routing-table file written by 'hopbench route'")
     dims = grid[0] if grid else None
+    if routing == "adaptive-dor":
+        dims = escape_mesh(network.meta.get("topology"))
+        if dims is None or faults:
+            raise HopbenchError("--routing adaptive-dor needs a mesh, hypercube or folded hypercube given as a spec "
+                                "(mesh:AxB, hypercube:n, fhypercube:n) and no --faults; use adaptive-updown on any "
+                                "other network")
     pat = patterns.make_pattern(pattern, hosts, seed=seed, dims=pattern_dims(network, hosts), params=pattern_params)
     sim_routing = build_routing(routing, graph, num_vcs=config.num_vcs, dims=dims,
                                 torus=grid[1] if grid else None,

@@ -188,6 +188,40 @@ def test_adaptive_updown_candidates(spec):
                 assert not adaptive
 
 
+@pytest.mark.parametrize("spec, dims", [("mesh:3x4", (3, 4)), ("hypercube:4", (2, 2, 2, 2)),
+                                        ("fhypercube:4", (2, 2, 2, 2)), ("mesh:2x3x2", (2, 3, 2))])
+def test_adaptive_dor_is_minimal_adaptive_with_a_dimension_order_escape(spec, dims):
+    g = parse_spec(spec)
+    V = 3
+    r = build_routing("adaptive-dor", g, num_vcs=V, dims=dims)
+    mesh_dor = build_routing("dor", parse_spec("mesh:" + "x".join(map(str, dims))), num_vcs=V, dims=dims,
+                             torus=False)
+    dist = dict(nx.all_pairs_shortest_path_length(g.to_networkx()))
+    assert r.deadlock_free and r.escape_vcs == (0,) and r.num_states == 2
+    for t in range(g.n):
+        for (u, s), cands in reachable(r, g, t).items():
+            adaptive = [c for c in cands if not c[4]]
+            escape = [c for c in cands if c[4]]
+            # the escape: the mesh's dimension-order hop (the folded hypercube's complement links unused), VC 0
+            want = [w for w, *_ in candidates(mesh_dor, parse_spec("mesh:" + "x".join(map(str, dims))), u, t, 0)]
+            assert [(w, lo, hi, s2) for w, lo, hi, s2, _ in escape] == [(want[0], 0, 0, 1)]
+            if s == 0:
+                assert sorted(w for w, *_ in adaptive) == sorted(
+                    w for w in g.neighbours(u).tolist() if dist[w][t] == dist[u][t] - 1)
+                assert all((lo, hi) == (1, V - 1) for _, lo, hi, _, _ in adaptive)
+            else:
+                assert not adaptive  # once escaped, always escaped
+
+
+def test_adaptive_dor_refuses_a_network_without_its_mesh_and_one_vc():
+    with pytest.raises(HopbenchError, match="not a subgraph"):
+        build_routing("adaptive-dor", parse_spec("ring:16"), num_vcs=2, dims=(4, 4))
+    with pytest.raises(HopbenchError, match="num_vcs >= 2"):
+        build_routing("adaptive-dor", parse_spec("mesh:4x4"), num_vcs=1, dims=(4, 4))
+    with pytest.raises(HopbenchError, match="needs a mesh, hypercube or folded hypercube"):
+        build_routing("adaptive-dor", parse_spec("ring:16"), num_vcs=2)
+
+
 # --------------------------------------------------------------------------- dimension order
 
 
