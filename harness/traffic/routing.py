@@ -35,6 +35,9 @@ State encodings (``meta["states"]`` names them):
   continuing in the current dimension with dateline partition ``p`` (BookSim keeps the partition
   for the whole dimension); VCs ``0..V/2-1`` for partition 0, ``V/2..V-1`` for partition 1;
 * ``minimal``: one state 0; all VCs;
+* ``hop-vc`` (the Equality paper's ``amin``, Sect. 3.5.1 and 3.6.2): state ``s`` = hops taken so far;
+  every minimal next hop, on VC ``s`` only (``num_vcs`` >= the diameter), so VCs only ever increase
+  along a route and no dependency cycle can form;
 * ``table`` (an Angara table, one route per source and destination): at switch r toward t, state
   0 is r's own route to t and states 1.. the other distinct remainders of routes passing r (with
   the dateline class they carry); one candidate per state; VCs ``0..ceil(V/2)-1`` for hops before a
@@ -78,7 +81,7 @@ class SimRouting:
     meta: dict = field(default_factory=dict)  #: e.g. the up*/down* root, the dimension order
 
 
-ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "table", "minimal")
+ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "table", "minimal")
 MAX_VCS = 64
 #: tables hold n*n*num_states keys: refuse larger networks before allocating
 MAX_SWITCHES = 4096
@@ -336,6 +339,34 @@ def _adaptive_dor_tables(fill, indptr, indices, n, V, DT, kb, sb, ptr, port, vlo
                     ptr[key + 1] = cnt
 
 
+@njit(cache=True, parallel=True)
+def _hop_vc_tables(fill, indptr, indices, n, S, DT, ptr, port, vlo, vhi, st, esc):
+    """``hop-vc``: at hop s (state s), every minimal next hop on VC s, then state s + 1."""
+    for r in prange(n):
+        a = indptr[r]
+        deg = indptr[r + 1] - a
+        for t in range(n):
+            if t == r:
+                continue
+            for s in range(S):
+                key = (r * n + t) * S + s
+                pos = ptr[key] if fill else 0
+                cnt = 0
+                if s + DT[r, t] <= S:  # a packet on a minimal route has hops left for its VCs
+                    for k in range(deg):
+                        w = indices[a + k]
+                        if DT[w, t] + 1 == DT[r, t]:
+                            if fill:
+                                port[pos + cnt] = k
+                                vlo[pos + cnt] = s
+                                vhi[pos + cnt] = s
+                                st[pos + cnt] = min(s + 1, S - 1)
+                                esc[pos + cnt] = 0
+                            cnt += 1
+                if not fill:
+                    ptr[key + 1] = cnt
+
+
 def _alloc(counts: np.ndarray) -> tuple[np.ndarray, ...]:
     np.cumsum(counts, out=counts)
     total = int(counts[-1])
@@ -536,6 +567,32 @@ def adaptive_dimension_order(graph: Graph, dims: Any, *, num_vcs: int) -> SimRou
     return _finish("adaptive-dor", graph, V, 2, 0, tables, rnd, (0,), meta)
 
 
+def hop_vc(graph: Graph, *, num_vcs: int) -> SimRouting:
+    """Minimal adaptive routing with one VC per hop (the Equality paper's ``amin``): a packet's k-th hop
+    uses VC k, so it needs ``num_vcs`` >= the network's diameter; every minimal next hop is a
+    candidate, chosen adaptively."""
+    V = _check_vcs(num_vcs, "hop-vc")
+    check_connected(graph)
+    DT = distance_matrix(graph, dtype=np.int16)
+    diameter = int(DT.max()) if graph.n > 1 else 1
+    if V < diameter:
+        raise HopbenchError(f"routing hop-vc uses one VC per hop: this network's diameter is {diameter}, so it needs "
+                            f"num_vcs >= {diameter}, got {V}")
+    S = max(1, diameter)
+    n = graph.n
+    _check_size(n, S, "hop-vc")
+    indptr, indices = _csr(graph)
+    counts = np.zeros(n * n * S + 1, dtype=np.int64)
+    dummy = np.empty(0, np.int32)
+    _hop_vc_tables(False, indptr, indices, n, S, DT, counts, dummy, dummy, dummy, dummy, np.empty(0, np.uint8))
+    tables = _alloc(counts)
+    _hop_vc_tables(True, indptr, indices, n, S, DT, *tables)
+    rnd = np.zeros(n * n * S, dtype=np.uint8)
+    meta = {"states": [f"hop {k}" for k in range(S)], "choice": "every minimal next hop, adaptively",
+            "vcs": "VC k on hop k"}
+    return _finish("hop-vc", graph, V, S, 0, tables, rnd, (), meta)
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -553,6 +610,8 @@ def build_routing(name: str, graph: Graph, *, num_vcs: int, dims: Any = None, to
         return adaptive_updown(graph, num_vcs=num_vcs, root=root)
     if name == "minimal":
         return minimal(graph, num_vcs=num_vcs)
+    if name == "hop-vc":
+        return hop_vc(graph, num_vcs=num_vcs)
     if name == "adaptive-dor":
         if dims is None:
             raise HopbenchError("routing adaptive-dor needs a mesh, hypercube or folded hypercube spec (its "

@@ -222,6 +222,23 @@ def test_adaptive_dor_refuses_a_network_without_its_mesh_and_one_vc():
         build_routing("adaptive-dor", parse_spec("ring:16"), num_vcs=2)
 
 
+@pytest.mark.parametrize("spec", ["ring:9", "ring+shortcuts", "rrg:20:3", "hypercube:4"])
+def test_hop_vc_takes_every_minimal_hop_on_the_vc_of_its_hop_count(spec):
+    g = GRAPHS[spec]()
+    dist = dict(nx.all_pairs_shortest_path_length(g.to_networkx()))
+    diameter = max(max(d.values()) for d in dist.values())
+    r = build_routing("hop-vc", g, num_vcs=diameter)
+    assert r.deadlock_free and r.num_states == diameter
+    for t in range(g.n):
+        for (u, s), cands in reachable(r, g, t).items():
+            assert s + dist[u][t] <= diameter  # a minimal route never runs out of VCs
+            assert sorted(w for w, *_ in cands) == sorted(w for w in g.neighbours(u).tolist()
+                                                          if dist[w][t] == dist[u][t] - 1)
+            assert all((lo, hi) == (s, s) for _, lo, hi, _, _ in cands)
+    with pytest.raises(HopbenchError, match=f"diameter is {diameter}, so it needs num_vcs >= {diameter}"):
+        build_routing("hop-vc", g, num_vcs=diameter - 1)
+
+
 # --------------------------------------------------------------------------- dimension order
 
 
