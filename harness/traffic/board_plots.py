@@ -28,6 +28,16 @@ def _curve(metrics_text: Any) -> list[list[float]]:
             and all(isinstance(x, (int, float)) and math.isfinite(x) for x in p)]
 
 
+def _short(network: str) -> str:
+    """A network's name for a legend: a spec as it is, a file by its name without folders and suffixes."""
+    if "/" not in network and not network.endswith((".json", ".gz", ".edges", ".txt")):
+        return network
+    name = network.rsplit("/", 1)[-1]
+    for suffix in (".gz", ".json", ".edges", ".txt"):
+        name = name.removesuffix(suffix)
+    return name
+
+
 def latency_curves_figure(board: Any):
     """The figure, or None when no traffic run recorded a curve."""
     from matplotlib.figure import Figure
@@ -49,7 +59,8 @@ def latency_curves_figure(board: Any):
         if not curve:
             continue
         pattern = fa.series.rsplit(", ", 1)[-1]
-        label = instance.split(";", 1)[0].replace(f"/{pattern}/", ", ")
+        network, _, routing = instance.split(";", 1)[0].rpartition(f"/{pattern}/")
+        label = f"{_short(network)}, {routing}"
         panels.setdefault((fa.n, pattern), []).append((label, sorted(curve)))
     if not panels:
         return None
@@ -59,15 +70,18 @@ def latency_curves_figure(board: Any):
     fig = Figure(figsize=(4.6 * cols, 3.6 * rows_n), layout="constrained")
     axes = fig.subplots(rows_n, cols, squeeze=False)
     for ax, key in zip(axes.flat, keys):
+        lowest = min(p[2] for _, curve in panels[key] for p in curve)
         for label, curve in panels[key]:
             x = [p[1] for p in curve]
             y = [p[2] for p in curve]
             ax.plot(x, y, marker="o", markersize=3, linewidth=1.2, label=label)
+        # past the knee latencies grow without bound: show the curves up to 5x the lowest latency
+        ax.set_ylim(0, 5 * lowest)
         ax.set_title(f"{key[0]} switches, {key[1]}", fontsize=10).set_parse_math(False)
         ax.set_xlabel("accepted traffic (flits/cycle/host)")
         ax.set_ylabel("latency (cycles)")
         ax.grid(True, alpha=0.3)
-        legend = ax.legend(fontsize=7)
+        legend = ax.legend(fontsize=6, loc="upper left")
         for text in legend.get_texts():
             text.set_parse_math(False)
     for ax in list(axes.flat)[len(keys):]:
