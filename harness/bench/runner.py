@@ -264,12 +264,14 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
     live = progress and client is None
     events: queue.SimpleQueue | None = queue.SimpleQueue() if live else None
     display = Progress(len(plan.todo), warm_ups=_solvers_to_warm_up(plan.todo) if live else [],
-                       slots=_slots(jobs, client), enabled=progress)
+                       slots=_slots(jobs, client), enabled=progress, cells=plan.todo)
     futures: dict[cf.Future, dict[str, Any]] = {}
     problems: dict[str, Any] = {}  # the cells' problems, built once each, for re-verification
     finished = False  # else (a store failure, an interrupt) the workers are killed, not waited for
     try:
-        for cell in plan.todo:
+        from harness.bench.eta import interleaved
+
+        for cell in interleaved(plan.todo):  # every solver's time is measured early, for the ETA
             cell = dict(cell, run=run)
             if events is not None:
                 futures[executor.submit(run_isolated, cell, _listener(events))] = cell
@@ -301,7 +303,7 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
                                         f"the same command resumes") from None
                 report.ran += 1
                 report.statuses[result["status"]] += 1
-                display.cell_done(result)
+                display.cell_done(result, cell)
         finished = True
     finally:
         display.close()
@@ -387,7 +389,9 @@ class Progress:
     """What ``hopbench run`` shows on stderr while the cells run (nothing when not ``enabled``).
 
     A bar of the cells: done/total, elapsed time, failures and an ETA from the cells' own run
-    times (a solver's one-time warm-up is no cell's time; while solvers are still to be warmed
+    times, estimated per solver and parameters when the ``cells`` to run are given
+    (:class:`harness.bench.eta.CellEstimator`: the time limit for solvers that run until it,
+    the measured time for the others); a solver's one-time warm-up is no cell's time; while solvers are still to be warmed
     up, the ETA says how many, as their warm-ups come on top).  Under it, when there are solvers
     to warm up (``warm_ups``, known from local workers), a status line: which solvers a worker is
     warming up now — numba compiles their kernels, minutes on a cold cache, once per install —
@@ -396,8 +400,11 @@ class Progress:
     """
 
     def __init__(self, total: int, *, warm_ups: list[str], slots: int, enabled: bool = True, file: Any = None,
-                 clock: Any = time.monotonic) -> None:
+                 clock: Any = time.monotonic, cells: list[dict[str, Any]] | None = None) -> None:
+        from harness.bench.eta import CellEstimator
+
         self.enabled = enabled
+        self.estimator = CellEstimator(cells, slots, _declared_time_bound) if cells is not None else None
         self.total = total
         self.slots = slots
         self.clock = clock
@@ -433,7 +440,7 @@ class Progress:
                 self.ready.add(solver)
         self.refresh()
 
-    def cell_done(self, result: dict[str, Any]) -> None:
+    def cell_done(self, result: dict[str, Any], cell: dict[str, Any] | None = None) -> None:
         """A cell finished (its result, with the sandbox's ``timing``)."""
         self.done += 1
         if result["status"] in ("error", "timeout"):
@@ -442,12 +449,16 @@ class Progress:
         if run_s is not None:
             self.run_seconds += float(run_s)
             self.runs += 1
+        if self.estimator is not None and cell is not None:
+            self.estimator.done(cell, None if run_s is None else float(run_s))
         if self.bar is not None:
             self.bar.set_postfix_str(self.postfix(), refresh=False)
             self.bar.update(1)
 
     def eta(self) -> float | None:
         """Seconds the remaining cells will run, warm-ups aside (None before any cell ran)."""
+        if self.estimator is not None:
+            return self.estimator.eta()
         return cells_eta(self.total - self.done, self.run_seconds, self.runs, self.slots)
 
     def postfix(self) -> str:
@@ -492,6 +503,16 @@ class Progress:
         if self.bar is not None:
             self.bar.close()
         self.bar = self.status = None
+
+
+def _declared_time_bound(name: str) -> bool:
+    """Whether solver ``name`` says it runs until its time limit (its ``time_bound``)."""
+    import solvers
+
+    try:
+        return bool(getattr(solvers.get(name), "time_bound", False))
+    except HopbenchError:
+        return False
 
 
 def _clock_text(seconds: float) -> str:

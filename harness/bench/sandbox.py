@@ -293,13 +293,13 @@ def _serve() -> None:
         protocol.write(json.dumps(message, default=json_default, allow_nan=True) + "\n")
         protocol.flush()
 
-    import solvers
     from harness.bench.cells import run_cell, warm_up, warm_up_failure
     from harness.errors import HopbenchError
+    from solvers.contract.registry import load_all
     from solvers.contract.warmup import WarmUpFailed
 
     _exit_with_parent()
-    solvers.names()  # import every solver module now, not inside a cell
+    load_all()  # import every solver module now, not inside a cell
     send({"event": "ready"})
     warmed: set[str] = set()  # what warm_up() has done in this process (once per solver and parameters)
     for line in sys.stdin:

@@ -16,6 +16,10 @@ gap is reported to Optuna's ``WilcoxonPruner``, which stops a trial as soon as
 it is significantly worse than the best one on the instances both have seen.
 The solver's defaults are enqueued as the first trial.
 
+Ctrl-C (or SIGTERM) ends the running trial as *pruned*, with the user attribute ``interrupted``,
+and the worker takes no further trial; Optuna never sees the interrupt, so it logs no failure.  A
+resumed study enqueues the defaults again when their trial never finished (interrupted, failed).
+
 Storage: a study lives beside the results store.  For a SQLite store it is an
 Optuna journal file next to the database (Optuna advises against SQLite for
 parallel workers); for PostgreSQL (or any other server URL) it is the same
@@ -31,8 +35,12 @@ import math
 import multiprocessing
 import os
 import random
+import signal
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
@@ -124,6 +132,8 @@ class TuneResult:
     failed: int = 0
     saved: str | None = None
     worker_failures: list[str] = field(default_factory=list)
+    interrupted: bool = False  #: Ctrl-C or SIGTERM ended the command early
+    best_trial: int | None = None  #: the number of the best complete trial
 
 
 # --------------------------------------------------------------------------- search space
@@ -378,8 +388,25 @@ def _prepare(cfg: TuneConfig) -> None:
         study.set_user_attr("reference", best_known_objectives(instances, store, suite.name))
     else:
         _check_same_study(cfg, attrs, [i.id for i in instances], budget)
-    if cfg.sampler != "grid":
-        study.enqueue_trial(default_trial(cfg.space()), skip_if_exists=True)
+    defaults = default_trial(cfg.space())
+    if cfg.sampler != "grid" and not _defaults_tried(study, defaults):
+        study.enqueue_trial(defaults)
+
+
+def _defaults_tried(study, defaults: dict[str, Any]) -> bool:
+    """Whether the study has a trial of the defaults that finished or is about to run.  Optuna's own
+    ``skip_if_exists`` counts any trial, so a defaults trial cut short by Ctrl-C (or a dead worker) would
+    keep a resumed study from ever measuring the defaults."""
+    from optuna.trial import TrialState
+
+    for t in study.get_trials(deepcopy=False):
+        if t.system_attrs.get("fixed_params", t.params) != defaults:
+            continue
+        if t.state in (TrialState.WAITING, TrialState.RUNNING, TrialState.COMPLETE):
+            return True
+        if t.state == TrialState.PRUNED and not t.user_attrs.get("interrupted"):
+            return True
+    return False
 
 
 def _json_values(params: dict[str, Any]) -> dict[str, Any]:
@@ -417,7 +444,47 @@ def _check_same_study(cfg: TuneConfig, attrs: dict[str, Any], instance_ids: list
                             f"continue it, or pick another --study name")
 
 
-def _objective_factory(cfg: TuneConfig):
+#: ``progress(event, facts)`` hears the study start (``"start"``: ``solver``, ``suite``, ``trials``, ``study``,
+#: ``workers``) and a single worker's trials: ``"trial"`` (``trial``, ``params``, ``instances``), ``"run"``
+#: (``trial``, ``instance``: 1-based count, ``instances``, ``seed``) and ``"finished"`` (``trial``, ``state``:
+#: complete / pruned / failed, ``value``, ``params``, ``done``: instances measured, ``instances``, ``interrupted``)
+Progress = Callable[[str, dict[str, Any]], None]
+
+
+class StopRequest:
+    """Ctrl-C or SIGTERM while a worker tunes.  The signal raises ``KeyboardInterrupt`` only while a trial's
+    runs are in progress (``armed``), where the objective turns it into a pruned trial; anywhere else (in
+    Optuna's own bookkeeping) it is only noted, and the worker stops at the next trial boundary.  The first
+    signal puts the previous handlers back, so a second one ends the process as usual."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.armed = False
+        self._previous: dict[int, Any] = {}
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        self.requested = True
+        self._restore()
+        if self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+
+    def _restore(self) -> None:
+        for sig, old in self._previous.items():
+            signal.signal(sig, old)
+        self._previous = {}
+
+    @contextmanager
+    def installed(self) -> Iterator[StopRequest]:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {sig: signal.signal(sig, self._handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            self._restore()
+
+
+def _objective_factory(cfg: TuneConfig, stop: StopRequest | None = None, progress: Progress | None = None):
     import optuna
 
     import solvers
@@ -436,56 +503,120 @@ def _objective_factory(cfg: TuneConfig):
     threads = threads_per_worker(cfg.workers)
     problems: dict[str, Any] = {}
 
+    stop = stop or StopRequest()
+    tell = progress or (lambda event, facts: None)
+
+    def interrupted(trial, done: int):
+        trial.set_user_attr("interrupted", True)  # a resumed study may enqueue these parameters again
+        trial.study.stop()
+        raise optuna.TrialPruned(f"interrupted after {done} of {len(instances)} instances")
+
     def objective(trial) -> float:
         reference = trial.study.user_attrs["reference"]
         trial.set_user_attr("worker_pid", os.getpid())
         chosen = {name: suggest(trial, name, p) for name, p in space.items()}
-        solver = solvers.create(cfg.solver, **cfg.fixed, **chosen)
-        tag = params_tag(chosen)
-        order = list(range(len(instances)))
-        random.Random(cfg.seed * 1_000_003 + trial.number).shuffle(order)
-        gaps = []
-        for step in order:
-            inst = instances[step]
-            per_seed = []
-            for seed in cfg.seeds:
-                cell = make_cell(suite=suite.name, instance=inst, solver=cfg.solver, params=solver.config, seed=seed,
-                                 time_limit=limit, evaluations=suite.evaluations, params_tag=tag,
-                                 threads=threads)
-                cell["key"] += f"|study={trial.study.study_name}|trial={trial.number}"
-                result = recheck(cell, run_isolated(cell), problems)  # re-verified before it counts
-                store.record(result_row(cell, result, commit, {"study": trial.study.study_name,
-                                                               "trial": trial.number}),
-                             result.get("trace") or [])
-                per_seed.append(trial_gap(result, reference[inst.id]))
-            gap = sum(per_seed) / len(per_seed)
-            gaps.append(gap)
-            trial.report(gap, step=step)
-            if trial.should_prune():
-                raise optuna.TrialPruned(f"pruned after {len(gaps)} of {len(instances)} instances")
-        return sum(gaps) / len(gaps)
+        tell("trial", {"trial": trial.number, "params": chosen, "instances": len(instances)})
+        gaps: list[float] = []
+        if stop.requested:  # the signal came between two trials
+            interrupted(trial, 0)
+        stop.armed = True
+        try:
+            solver = solvers.create(cfg.solver, **cfg.fixed, **chosen)
+            tag = params_tag(chosen)
+            order = list(range(len(instances)))
+            random.Random(cfg.seed * 1_000_003 + trial.number).shuffle(order)
+            for step in order:
+                inst = instances[step]
+                per_seed = []
+                for seed in cfg.seeds:
+                    tell("run", {"trial": trial.number, "instance": len(gaps) + 1, "instances": len(instances),
+                                 "seed": seed, "id": inst.id})
+                    cell = make_cell(suite=suite.name, instance=inst, solver=cfg.solver, params=solver.config,
+                                     seed=seed, time_limit=limit, evaluations=suite.evaluations, params_tag=tag,
+                                     threads=threads)
+                    cell["key"] += f"|study={trial.study.study_name}|trial={trial.number}"
+                    result = recheck(cell, run_isolated(cell), problems)  # re-verified before it counts
+                    store.record(result_row(cell, result, commit, {"study": trial.study.study_name,
+                                                                   "trial": trial.number}),
+                                 result.get("trace") or [])
+                    per_seed.append(trial_gap(result, reference[inst.id]))
+                gap = sum(per_seed) / len(per_seed)
+                gaps.append(gap)
+                trial.report(gap, step=step)
+                if trial.should_prune():
+                    raise optuna.TrialPruned(f"pruned after {len(gaps)} of {len(instances)} instances")
+            return sum(gaps) / len(gaps)
+        except KeyboardInterrupt:
+            stop.armed = False
+            interrupted(trial, len(gaps))
+        finally:
+            stop.armed = False
 
     return objective
 
 
-def run_worker(cfg: TuneConfig, n_trials: int, worker: int) -> None:
-    """One worker: ``n_trials`` trials on the shared study (failed trials do not stop it)."""
+def run_worker(cfg: TuneConfig, n_trials: int, worker: int, progress: Progress | None = None) -> bool:
+    """One worker: ``n_trials`` trials on the shared study (failed trials do not stop it).  Ctrl-C or SIGTERM
+    ends the running trial as pruned and the worker with it; returns whether that happened."""
     from harness.bench.sandbox import close_all
 
     if n_trials <= 0:
-        return
+        return False
     study = open_study(cfg, worker)
-    objective = _objective_factory(cfg)
+    stop = StopRequest()
+    objective = _objective_factory(cfg, stop, progress)
 
-    def log(study, trial) -> None:
-        value = "pruned" if trial.value is None else f"{trial.value:.6g}"
-        print(f"[worker {worker}] trial {trial.number}: {trial.state.name.lower()} {value}", file=sys.stderr,
-              flush=True)
+    def finished(study, trial) -> None:
+        if stop.requested:  # a signal during Optuna's bookkeeping: no further trial
+            study.stop()
+        state = trial.state.name.lower()
+        facts = {"trial": trial.number, "state": state, "value": trial.value, "worker": worker,
+                 "params": params_from_optuna(cfg.solver, trial.params, cfg.space()),
+                 "interrupted": bool(trial.user_attrs.get("interrupted")),
+                 "done": len(trial.intermediate_values)}
+        if progress is not None:
+            progress("finished", facts)
+        else:
+            print(f"[worker {worker}] {trial_summary(facts)}", file=sys.stderr, flush=True)
 
-    try:
-        study.optimize(objective, n_trials=n_trials, catch=(Exception,), callbacks=[log])
-    finally:
-        close_all()
+    with stop.installed():
+        try:
+            study.optimize(objective, n_trials=n_trials, catch=(Exception,), callbacks=[finished])
+        finally:
+            close_all(kill=stop.requested)  # an interrupted cell is not waited for
+    return stop.requested
+
+
+#: what a trial's value is, in words (the CLI says it)
+OBJECTIVE_WORDS = "mean gap to the best known, %"
+
+
+def percent(value: float | None) -> str:
+    """A trial's value (a fraction) as the percentage the CLI shows: ``0.7063`` -> ``70.63 %``."""
+    if value is None:
+        return "-"
+    if not math.isfinite(value):
+        return str(value)
+    return f"{100 * value:.2f} %"
+
+
+def trial_summary(facts: dict[str, Any]) -> str:
+    """One line for a finished trial: its number, state, value and parameters."""
+    params = " ".join(f"{k}={_short(v)}" for k, v in facts["params"].items()) or "(no parameters)"
+    state = facts["state"]
+    if state == "complete":
+        what = f"mean gap {percent(facts['value'])}"
+    elif facts.get("interrupted"):
+        what = "pruned (interrupted)"
+    elif state == "pruned":
+        what = f"pruned after {facts['done']} instance{'s' if facts['done'] != 1 else ''}"
+    else:
+        what = state
+    return f"trial {facts['trial']}: {what}  {params}"
+
+
+def _short(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _worker_entry(cfg_dict: dict[str, Any], n_trials: int, worker: int) -> None:
@@ -506,8 +637,9 @@ def _fail_orphans(cfg: TuneConfig, pid: int) -> None:
             study.tell(t.number, state=TrialState.FAIL, skip_if_finished=True)
 
 
-def tune(cfg: TuneConfig) -> TuneResult:
-    """Run ``cfg.trials`` trials with ``cfg.workers`` processes; return the study's best."""
+def tune(cfg: TuneConfig, progress: Progress | None = None) -> TuneResult:
+    """Run ``cfg.trials`` trials with ``cfg.workers`` processes; return the study's best.  ``progress`` hears the
+    trials of a single worker (several workers print one line per finished trial to stderr instead)."""
     import solvers
 
     if cfg.sampler not in SAMPLERS:
@@ -522,22 +654,54 @@ def tune(cfg: TuneConfig) -> TuneResult:
     _instances(cfg)  # the suite and the selection
     cfg.check_study_name()  # every argument is checked before the store or the study is created
     _prepare(cfg)
+    if progress is not None:  # every argument checked, the study ready: the command may speak
+        progress("start", {"solver": cfg.solver, "suite": cfg.suite_name, "trials": cfg.trials,
+                           "study": cfg.study_name(), "workers": cfg.workers})
     shares = [cfg.trials // cfg.workers + (1 if w < cfg.trials % cfg.workers else 0) for w in range(cfg.workers)]
     failures = []
     if cfg.workers == 1:
-        run_worker(cfg, shares[0], 0)
+        interrupted = run_worker(cfg, shares[0], 0, progress)
     else:
         ctx = multiprocessing.get_context("spawn")
         procs = [ctx.Process(target=_worker_entry, args=(asdict(cfg), n, w), name=f"hopbench-tune-{w}")
                  for w, n in enumerate(shares)]
         for p in procs:
             p.start()
-        for w, p in enumerate(procs):
-            p.join()
-            if p.exitcode != 0:
-                failures.append(f"worker {w} (pid {p.pid}) ended with exit code {p.exitcode}")
-                _fail_orphans(cfg, p.pid)
-    return summarise(cfg, failures)
+        with _forwarding_signals(procs) as signalled:
+            for w, p in enumerate(procs):
+                p.join()
+                if p.exitcode != 0:
+                    failures.append(f"worker {w} (pid {p.pid}) ended with exit code {p.exitcode}")
+                    _fail_orphans(cfg, p.pid)
+        interrupted = bool(signalled)
+    result = summarise(cfg, failures)
+    result.interrupted = interrupted
+    return result
+
+
+@contextmanager
+def _forwarding_signals(procs: list[Any]) -> Iterator[list[int]]:
+    """While the parent waits for its workers: Ctrl-C reaches them from the terminal (they share its process
+    group), so the parent only notes it; a SIGTERM sent to the parent alone is passed on to them.  Yields
+    the signals received."""
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        received.append(signum)
+        if signum == signal.SIGTERM:
+            for p in procs:
+                if p.is_alive():
+                    os.kill(p.pid, signal.SIGTERM)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield received
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def summarise(cfg: TuneConfig, failures: list[str] | None = None) -> TuneResult:
@@ -549,7 +713,7 @@ def summarise(cfg: TuneConfig, failures: list[str] | None = None) -> TuneResult:
     best = min(complete, key=lambda t: t.value) if complete else None
     return TuneResult(
         study=study.study_name, n_trials=len(trials), workers=cfg.workers,
-        best_value=best.value if best else None,
+        best_value=best.value if best else None, best_trial=best.number if best else None,
         best_params={**cfg.fixed, **params_from_optuna(cfg.solver, best.params, cfg.space())} if best else {},
         complete=len(complete), pruned=sum(t.state == TrialState.PRUNED for t in trials),
         failed=sum(t.state == TrialState.FAIL for t in trials), worker_failures=list(failures or []),

@@ -137,13 +137,15 @@ def add_solver_options(p: argparse.ArgumentParser, *, output: str, json_help: st
 
 
 def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report: Any = None,
-               on_start: Any = None, time_limit: Any = None, evaluations: int | None = None) -> Any:
+               on_start: Any = None, time_limit: Any = None, evaluations: int | None = None,
+               on_reporter: Any = None) -> Any:
     """Run ``solver`` once on ``problem`` under ``--time-limit`` (or ``time_limit``, seconds or their text,
     when given) and ``evaluations``, its kernels compiled before the clock starts; returns the run's outcome
     (solution, trace, evaluations, elapsed time).
 
     ``on_report(point)`` hears every improvement the solver reports (a ``TracePoint``);
-    ``on_start()`` is called when the warm-up is over and the solver's clock starts.
+    ``on_start()`` is called when the warm-up is over and the solver's clock starts; ``on_reporter(reporter)``
+    gets the run's reporter (its live evaluation count).
     """
     import solvers
     from solvers.contract.budget import Budget
@@ -157,7 +159,8 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
     if on_start is not None:
         on_start()
     with stop_on_signals() as stop:  # from here on, Ctrl-C keeps the best solution found
-        return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report, stop=stop)
+        return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report, stop=stop,
+                       on_reporter=on_reporter)
 
 
 #: the exit code of a command stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)

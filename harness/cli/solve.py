@@ -1,8 +1,10 @@
 """``hopbench solve``: run one solver on one shortcut problem.
 
 On a terminal (stderr a TTY, no ``--json``) one updating stderr line shows the run
-as it goes: the warm-up, then the incumbent's objective, the problem's lower bound and the
-elapsed seconds (:class:`LiveLine`); the line is wiped before the result is printed.
+as it goes: the warm-up, then the elapsed seconds, the incumbent's objective, the problem's lower
+bound and the evaluations so far, redrawn twice a second (:class:`LiveLine`).  It fits the
+terminal's width: the least useful parts go first, and no number is ever cut.  The line is wiped
+before the result is printed.
 
 Ctrl-C (or SIGTERM) once the solver runs stops it at its next budget poll: its best solution is
 evaluated, written to ``-o`` marked ``"interrupted": true`` and printed, and the exit code is 130.
@@ -116,13 +118,17 @@ def shortcut_solver(name: str, params: dict[str, str]) -> Any:
     import solvers
     from harness.errors import HopbenchError
     from harness.suggestions import did_you_mean
+    from solvers.contract.registry import BUILTIN, kinds_of
 
+    if name in BUILTIN and "shortcut" in BUILTIN[name][1]:
+        return solvers.create(name, **params)  # a shipped solver: import its module only, not every plug-in
     mine = solvers.names("shortcut")
     if name not in solvers.names():
         raise HopbenchError(f"unknown solver {name!r};{did_you_mean(name, mine)} shortcut solvers: {', '.join(mine)}")
     if name not in mine:
         raise HopbenchError(f"solver {name} does not solve shortcut problems (it solves "
-                            f"{', '.join(solvers.get(name).kinds)}); shortcut solvers: {', '.join(mine)}")
+                            f"{', '.join(kinds_of(name))}); shortcut solvers: "
+                            f"{', '.join(mine)}")
     return solvers.create(name, **params)
 
 
@@ -143,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.json and sys.stderr.isatty():
         with LiveLine(sys.stderr, solver.name, lower_bound_of(problem)) as line:
             outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start,
-                                 time_limit=time_limit, evaluations=evaluations)
+                                 on_reporter=line.watch, time_limit=time_limit, evaluations=evaluations)
     else:
         outcome = run_solver(solver, problem, args, time_limit=time_limit, evaluations=evaluations)
     # what is written and printed is what hopbench re-verified (the solver's own numbers were a hint)
@@ -208,9 +214,10 @@ class LiveLine:
     Before :meth:`start` it says the solver is warming up (numba compiles its kernels,
     once per install); then the elapsed seconds, the incumbent's objective (the best
     value reported to :meth:`report`), the lower bound and how far above it the
-    incumbent is, and the evaluations.  A background thread redraws it every ``interval`` seconds, so the clock
-    moves between improvements; reports redraw it at most every 0.1 s.  Leaving the
-    ``with`` block wipes the line.
+    incumbent is, and the evaluations so far.  A background thread redraws it every ``interval`` seconds,
+    reading the run's live evaluation count (:meth:`watch`), so the clock and the count move between
+    improvements; reports redraw it at most every 0.1 s.  The line fits the terminal (:func:`fit`).
+    Leaving the ``with`` block wipes the line.
     """
 
     def __init__(self, stream: TextIO, solver: str, lower_bound: float | None, *, clock: Any = time.perf_counter,
@@ -225,6 +232,7 @@ class LiveLine:
         self.started: float | None = None
         self.best: float | None = None
         self.evaluations = 0
+        self.reporter: Any = None
         self._drawn = 0
         self._last = -math.inf
         self._lock = threading.Lock()
@@ -257,6 +265,10 @@ class LiveLine:
         self.started = self.clock()
         self.draw(force=True)
 
+    def watch(self, reporter: Any) -> None:
+        """The run's reporter: its ``evaluations`` grow with every evaluation, not only on improvements."""
+        self.reporter = reporter
+
     def report(self, point: Any) -> None:
         """The solver reported an improvement (a ``TracePoint``)."""
         value = float(point.value)
@@ -265,21 +277,32 @@ class LiveLine:
         self.evaluations = max(self.evaluations, int(point.evaluations))
         self.draw()
 
-    def text(self) -> str:
+    def parts(self) -> list[tuple[str, str | None, int]]:
+        """The line's parts in order, each ``(text, shorter text or None, rank)``: when the line is too
+        wide, the shorter forms are used first, then parts are dropped, the highest rank first."""
         now = self.clock()
         if self.started is None:
-            return (f"{self.solver}: warming up (numba compiles its kernels, once per install) "
-                    f"{now - self.created:.0f} s")
-        parts = [f"{self.solver} {now - self.started:.1f} s",
-                 "incumbent " + ("none yet" if self.best is None else fmt_number(self.best, 6))]
+            seconds = f"{now - self.created:.0f} s"
+            return [(f"{self.solver}: warming up (numba compiles its kernels, once per install) {seconds}",
+                     f"{self.solver}: warming up {seconds}", 0)]
+        live = int(getattr(self.reporter, "evaluations", 0) or 0)
+        self.evaluations = max(self.evaluations, live)
+        best = "none yet" if self.best is None else fmt_number(self.best, 6)
+        parts = [(f"{self.solver} {now - self.started:.1f} s", f"{self.solver} {now - self.started:.0f}s", 1),
+                 (f"incumbent {best}", f"best {best}", 0)]
         if self.lower_bound is not None:
             bound = f"lower bound {fmt_number(self.lower_bound, 6)}"
+            gap = None
             if self.best is not None and math.isfinite(self.best) and self.lower_bound > 0:
-                bound += f" ({100 * (self.best - self.lower_bound) / self.lower_bound:+.2f}%)"
-            parts.append(bound)
+                gap = f"{100 * (self.best - self.lower_bound) / self.lower_bound:+.2f}%"
+                bound += f" ({gap})"
+            parts.append((bound, gap and f"{gap} over bound", 3))
         if self.evaluations:
-            parts.append(f"{self.evaluations} evaluations")
-        return "  |  ".join(parts)
+            parts.append((f"{self.evaluations:,} evaluations", f"{self.evaluations:,} ev", 2))
+        return parts
+
+    def text(self, width: int = 1_000_000) -> str:
+        return fit(self.parts(), width)
 
     def draw(self, force: bool = False) -> None:
         now = self.clock()
@@ -290,10 +313,48 @@ class LiveLine:
                 return
             self._last = now
             width = self.width if self.width is not None else _columns(self.stream)
-            line = self.text()[:max(10, width - 1)]  # a wrapped line could not be redrawn in place
+            line = self.text(max(10, width - 1))  # a wrapped line could not be redrawn in place
             self.stream.write("\r" + line + " " * max(0, self._drawn - len(line)))
             self.stream.flush()
             self._drawn = len(line)
+
+
+def fit(parts: list[tuple[str, str | None, int]] | str, width: int, sep: str = "  |  ") -> str:
+    """Join ``parts`` (``(text, shorter text or None, rank)``, or one string) into at most ``width`` characters:
+    first the tighter separator, then each part's shorter form (highest rank first), then dropping parts
+    (highest rank first; rank 0 is kept); what is still too long becomes its last word when that is a number
+    that fits (the incumbent's value), else is cut at a space and ends in "...": a number is never cut in the
+    middle."""
+    if isinstance(parts, str):
+        parts = [(parts, None, 0)]
+    texts = [text for text, _, _ in parts]
+    kept = list(range(len(parts)))
+    by_rank = sorted(range(len(parts)), key=lambda i: -parts[i][2])
+
+    def line(separator: str) -> str:
+        return separator.join(texts[i] for i in kept)
+
+    if len(line(sep)) <= width:
+        return line(sep)
+    sep = " | "
+    for i in by_rank:
+        if len(line(sep)) <= width:
+            return line(sep)
+        if parts[i][1] is not None:
+            texts[i] = parts[i][1]
+    for i in by_rank:
+        if len(line(sep)) <= width or parts[i][2] == 0 or len(kept) == 1:
+            break
+        kept.remove(i)
+    text = line(sep)
+    if len(text) <= width:
+        return text
+    last = text.rsplit(" ", 1)[-1]
+    if len(last) <= width and any(c.isdigit() for c in last):
+        return last
+    cut = text[:max(0, width - 3)]
+    cut = cut[:cut.rfind(" ")] if " " in cut else ""
+    return (cut.rstrip(" |") + "...") if cut else text[:0]
 
 
 def _columns(stream: TextIO) -> int:

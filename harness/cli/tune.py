@@ -1,10 +1,19 @@
-"""``hopbench tune``: Optuna tuning of one solver's parameters over a suite."""
+"""``hopbench tune``: Optuna tuning of one solver's parameters over a suite.
+
+It says what a trial's value is ("mean gap to the best known, %"), prints each finished trial with its
+parameters and value, and, on a terminal, keeps one live line below them: the running trial, its instance
+and seed, and the seconds it has run.  Ctrl-C ends the running trial as pruned and the command with exit
+130; the same command resumes the study.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
+import threading
+import time
+from typing import Any, TextIO
 
-from harness.cli._common import positive_seconds, print_json, seed_count, seed_value
+from harness.cli._common import INTERRUPTED_EXIT, positive_seconds, print_json, seed_count, seed_value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -12,8 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Optuna study over a solver's search space; every run is recorded in the store. "
                                    "A trial runs the solver with one parameter set on every selected instance and "
                                    "seed; its value, minimised, is the mean gap to the best known objective of each "
-                                   "instance (best recorded run, suite reference, else lower bound), as a fraction "
-                                   "(0.05 = 5%). The solver's defaults are the first trial.")
+                                   "instance (best recorded run, suite reference, else lower bound), shown in percent "
+                                   "(--json gives the fraction: 0.05 = 5%%). The solver's defaults are the first "
+                                   "trial. Each finished trial is printed with its parameters and value; Ctrl-C "
+                                   "ends the running trial as pruned (exit 130), and the same command resumes the "
+                                   "study.")
     p.add_argument("solver", help="solver name (see 'hopbench solvers --json' for search spaces)")
     p.add_argument("--suite", required=True, metavar="S",
                    help="the suite to tune on: a name ('hopbench instances' lists them) or a .toml path")
@@ -51,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.bench.tuning import TuneConfig, save_directory, save_tuned, tune
+    from harness.bench.tuning import OBJECTIVE_WORDS, TuneConfig, percent, save_directory, save_tuned, tune
     from harness.cli._common import parse_assignments
 
     seed_count(args.seeds, "--seeds")
@@ -70,19 +82,121 @@ def run(args: argparse.Namespace) -> int:
 
         reads = {**store_files(args.storage or DEFAULT_URL), load_suite(args.suite).path: "the suite file"}
         refuse_overwriting_inputs(where / f"{args.solver}.json", reads, "--save-to")
-    result = tune(cfg)
-    if save:
+    line = TrialLine(sys.stderr, live=sys.stderr.isatty() and not args.json, header=not args.json)
+    with line:
+        result = tune(cfg, progress=line.event)
+    if save and result.best_params:
         result.saved = str(save_tuned(cfg, result, where))
-    for line in result.worker_failures:
-        print(f"warning: {line}; its running trial was marked failed", file=sys.stderr)
+    for text in result.worker_failures:
+        print(f"warning: {text}; its running trial was marked failed", file=sys.stderr)
     if args.json:
         print_json({"study": result.study, "n_trials": result.n_trials, "best_value": result.best_value,
                     "best_params": result.best_params, "workers": result.workers, "complete": result.complete,
-                    "pruned": result.pruned, "failed": result.failed, "saved": result.saved})
+                    "pruned": result.pruned, "failed": result.failed, "saved": result.saved,
+                    "interrupted": result.interrupted})
     else:
         print(f"study {result.study}: {result.n_trials} trials ({result.complete} complete, {result.pruned} pruned, "
               f"{result.failed} failed)")
-        print(f"best mean relative gap {result.best_value}  params {result.best_params}")
+        if result.best_value is None:
+            print("no complete trial yet")
+        else:
+            params = " ".join(f"{k}={v}" for k, v in result.best_params.items()) or "(defaults)"
+            print(f"best: trial {result.best_trial}, {OBJECTIVE_WORDS} {percent(result.best_value)}  {params}")
         if result.saved:
             print(f"saved to {result.saved}")
+    if result.interrupted:
+        print("interrupted: the running trial ended as pruned; run the same command to continue the study (it "
+              "tries the defaults first if their trial never finished)", file=sys.stderr)
+        if save and not result.best_params:
+            print("nothing saved: no trial completed", file=sys.stderr)
+        return INTERRUPTED_EXIT
+    if save and not result.best_params:
+        save_tuned(cfg, result, where)  # the one-line error: nothing to save
     return 1 if result.worker_failures else 0
+
+
+class TrialLine:
+    """What ``tune`` shows while it runs: a line per finished trial (always), and on a terminal (``live``) one
+    updating line below them, redrawn every second: the running trial, its instance and seed, its seconds."""
+
+    def __init__(self, stream: TextIO, *, live: bool, header: bool = True, clock: Any = time.monotonic,
+                 interval: float = 1.0) -> None:
+        self.stream = stream
+        self.header = header
+        self.live = live
+        self.clock = clock
+        self.interval = interval
+        self.status = ""
+        self.trial_started: float | None = None
+        self.finished = 0
+        self._drawn = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> TrialLine:
+        if self.live:
+            self._thread = threading.Thread(target=self._tick, daemon=True, name="hopbench-tune-line")
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            self._wipe()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            with self._lock:
+                self._draw()
+
+    def event(self, kind: str, facts: dict[str, Any]) -> None:
+        """A tuning worker's news (see :data:`harness.bench.tuning.Progress`)."""
+        from harness.bench.tuning import OBJECTIVE_WORDS, trial_summary
+
+        with self._lock:
+            if kind == "start":
+                if self.header:  # said once the study is ready, so a bad argument stays a one-line error
+                    n = facts["trials"]
+                    self.stream.write(f"tuning {facts['solver']} on {facts['suite']} (study {facts['study']}): "
+                                      f"{n} trial{'s' if n != 1 else ''}, each scored by the {OBJECTIVE_WORDS} "
+                                      f"(lower is better)\n")
+                    self.stream.flush()
+                return
+            if kind == "trial":
+                self.trial_started = self.clock()
+                self.status = f"trial {facts['trial']}: starting"
+            elif kind == "run":
+                self.status = (f"trial {facts['trial']}: instance {facts['instance']}/{facts['instances']} "
+                               f"({facts['id']}), seed {facts['seed']}")
+            elif kind == "finished":
+                self.finished += 1
+                self._wipe()
+                self.stream.write(trial_summary(facts) + "\n")
+                self.stream.flush()
+                self.status, self.trial_started = "", None
+            self._draw()
+
+    def text(self) -> str:
+        if not self.status:
+            return ""
+        seconds = "" if self.trial_started is None else f"  {self.clock() - self.trial_started:.0f} s"
+        return f"{self.status}{seconds}  |  {self.finished} finished"
+
+    def _draw(self) -> None:
+        if not self.live or self._stop.is_set():
+            return
+        from harness.cli.solve import _columns, fit
+
+        line = fit(self.text(), _columns(self.stream) - 1)
+        self.stream.write("\r" + line + " " * max(0, self._drawn - len(line)))
+        self.stream.flush()
+        self._drawn = len(line)
+
+    def _wipe(self) -> None:
+        if self._drawn:
+            self.stream.write("\r" + " " * self._drawn + "\r")
+            self.stream.flush()
+            self._drawn = 0

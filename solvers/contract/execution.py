@@ -53,11 +53,13 @@ def _old_objects_frozen():
 
 
 def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = None,
-            on_report=None, stop: threading.Event | None = None) -> RunOutcome:
+            on_report=None, stop: threading.Event | None = None, on_reporter=None) -> RunOutcome:
     """Check ``skip``, run ``solver.solve`` under ``budget``, time it, evaluate the result.
 
     Setting ``stop`` (from a signal handler, another thread) ends the budget: the solver returns its best
     solution at its next poll of ``report.should_stop()``, and the outcome is marked ``interrupted``.
+    ``on_reporter(reporter)`` receives the run's :class:`Reporter` before the solver starts, so a progress
+    display can read its live evaluation count between improvements.
 
     Raises :class:`~harness.errors.SolverDeclined` (a ``HopbenchError``) when the solver's
     ``skip`` declines the problem; callers that treat a decline as an outcome catch it
@@ -68,6 +70,8 @@ def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = Non
         raise SolverDeclined(solver.name, reason)
     budget = budget or Budget()
     reporter = Reporter(budget, on_report=on_report, stop=stop)
+    if on_reporter is not None:
+        on_reporter(reporter)
     with _old_objects_frozen():
         start = time.perf_counter()
         solution = solver.solve(problem, seed=seed, budget=budget, report=reporter)

@@ -107,6 +107,9 @@ class Solver(ABC):
     kinds: ClassVar[tuple[str, ...]] = ("shortcut",)
     description: ClassVar[str] = ""
     params: ClassVar[dict[str, Param]] = {}
+    #: True when the solver runs until its time limit (an anytime search): ``hopbench run``'s ETA counts
+    #: its cells at their limit before any has finished
+    time_bound: ClassVar[bool] = False
     #: True when the solver guarantees every vertex ends at the cap on ``regular`` problems
     supports_regular: ClassVar[bool] = False
     #: named parameter sets that reproduce a published reading of the method, ``{name: (what it is,

@@ -264,6 +264,7 @@ class Annealing(Solver):
     """Simulated annealing with exact incremental move evaluation (see the module docstring)."""
 
     name = "annealing"
+    time_bound = True  # it searches until its budget ends
     description = ("simulated annealing over the shortcut set: relocate / move-one-end / swap moves scored "
                    "exactly through cached removal matrices, geometric time-budgeted schedule, best state returned")
     params = {

@@ -9,13 +9,16 @@ untimed warm-up run each) of:
 * ``hopbench verify`` of a solution file made by
   ``hopbench solve --base torus:8x8 --cap 10 --budget 16 --solver random -o FILE``
                                                         vs ``python -c "import numpy"``
+* ``hopbench solve --base torus:12x12 --cap 10 --budget 24 --solver edgecut-full``
+  (a whole small solve: imports, the kernels' cache, solving)
+                                                        vs ``python -c "import numpy"``
 * ``hopbench results`` (table) of a small SQLite store made by
   ``hopbench run --suite quick --solver random --seeds 1``
                                                         vs ``python -c "import sqlalchemy"``
 
 and the difference of each command to its reference.  Targets: within 0.3 s
 of the reference for ``--help`` and ``results``, within 0.5 s for ``evaluate``
-and ``verify`` of graphs under 1,000 vertices.  Command and reference runs
+and ``verify`` of graphs under 1,000 vertices and for the small ``solve``.  Command and reference runs
 alternate, so a busy machine slows both alike.  The ``hopbench`` console
 script next to this interpreter is used (not a pyenv shim, which adds its own
 start-up); without one, ``python -m harness.cli``.
@@ -85,6 +88,9 @@ def main() -> None:
             ("hopbench evaluate --topology torus:16x16", hb + ["evaluate", "--topology", "torus:16x16"],
              "python -c 'import numpy'", py + ["-c", "import numpy"], 0.5),
             ("hopbench verify sol.json", hb + ["verify", "sol.json"],
+             "python -c 'import numpy'", py + ["-c", "import numpy"], 0.5),
+            ("hopbench solve torus:12x12 edgecut-full",
+             hb + ["solve", "--base", "torus:12x12", "--cap", "10", "--budget", "24", "--solver", "edgecut-full"],
              "python -c 'import numpy'", py + ["-c", "import numpy"], 0.5),
             ("hopbench results (quick, random)", hb + ["results", "--storage", store],
              "python -c 'import sqlalchemy'", py + ["-c", "import sqlalchemy"], 0.3),

@@ -59,3 +59,18 @@ class Slow(Solver):
         solution = Solution(problem, np.empty((0, 2)))
         report(solution.evaluate().objective)
         return solution
+
+
+@register
+class Hold(Solver):
+    name = "test-hold"
+    description = "works until its budget ends or the file named by $HOPBENCH_TEST_HOLD is gone"
+    params = {"x": Param(1.0, "a parameter to tune (unused)", low=0.5, high=2.0)}
+
+    def solve(self, problem, *, seed, budget, report):
+        hold = os.environ.get("HOPBENCH_TEST_HOLD", "")
+        while seed != 0 and hold and os.path.exists(hold) and not report.should_stop():
+            time.sleep(0.02)
+        solution = Solution(problem, np.empty((0, 2)))
+        report(solution.evaluate().objective)
+        return solution

@@ -216,3 +216,48 @@ def test_bad_inputs_exit_2(tmp_path):
         r = hopbench(*args)
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 2 and len(lines) == 1 and fragment in lines[0], (args, r.stderr)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_prunes_the_running_trial_and_a_resumed_study_tries_the_defaults(tmp_path, sig):
+    """Ctrl-C ends the running trial (the defaults') as pruned, marked interrupted, without Optuna's failure
+    warnings; the same command then measures the defaults, as their trial never finished.  The held solver
+    works until its file is removed: only the signal can end the first command early."""
+    db, hold = tmp_path / "i.db", tmp_path / "hold"
+    hold.write_text("")
+    args = ["tune", "test-hold", "--suite", mini_suite(tmp_path, 2), "--trials", "3", "--time-limit", "600",
+            "--storage", f"sqlite:///{db}", "--study", "i"]
+    env = dict(os.environ, **PLUGIN, HOPBENCH_TEST_HOLD=str(hold), PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *args], env=env, cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 300  # a guard against a hang, not a measurement
+        running = []
+        while not running and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.3)
+            try:
+                running = [t for t in trials_of("i", db) if t.state.name == "RUNNING"]
+            except KeyError:  # the study is not created yet
+                continue
+        assert running, "no trial started"
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "failed" not in err.lower() and "Traceback" not in err, err
+    assert "trial 0: pruned (interrupted)" in err
+    trials = trials_of("i", db)
+    assert [t.state.name for t in trials] == ["PRUNED"] and trials[0].user_attrs["interrupted"] is True
+    defaults = {"x": 1.0}  # test-hold's (a plug-in, not loaded in this process)
+    assert trials[0].params == defaults
+    # resumed, the held file gone: the defaults come first again
+    hold.unlink()
+    r = hopbench(*args[:4], "--trials", "1", *args[6:], "--json", env_extra={**PLUGIN, "HOPBENCH_TEST_HOLD": str(hold)})
+    assert r.returncode == 0, r.stderr
+    trials = trials_of("i", db)
+    assert [t.state.name for t in trials] == ["PRUNED", "COMPLETE"]
+    assert trials[1].params == defaults
+    assert "failed" not in r.stderr.lower()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import select
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.solve import LiveLine, lower_bound_of, proof_line
+from harness.cli.solve import LiveLine, fit, lower_bound_of, proof_line
 from solvers.contract.budget import TracePoint
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -62,6 +63,59 @@ def test_live_line_fits_the_terminal_and_knows_no_bound():
         line.report(TracePoint(0.1, 0, 7.0))
     assert all(len(part) <= 29 for part in out.getvalue().split("\r"))
     assert "lower bound" not in out.getvalue()
+
+
+def test_live_line_counts_evaluations_between_improvements():
+    """The count comes from the run's reporter on every redraw (the ticking thread's, twice a second), not only
+    from the improvements the solver reports."""
+    clock, out = Clock(), io.StringIO()
+
+    class Reporter:
+        evaluations = 0
+
+    reporter = Reporter()
+    with LiveLine(out, "annealing", 2.0, clock=clock, interval=0, width=200) as line:
+        line.start()
+        line.watch(reporter)
+        clock.now += 0.5
+        line.report(TracePoint(0.1, 5, 3.0))
+        assert shown(out).endswith("|  5 evaluations")
+        reporter.evaluations = 123_456  # no improvement since
+        clock.now += 1
+        line.draw(force=True)
+        assert shown(out).endswith("|  123,456 evaluations") and "incumbent 3 " in shown(out) + " "
+
+
+@pytest.mark.parametrize("width", [200, 100, 90, 80, 70, 60, 50, 40, 30, 20, 12, 10])
+def test_the_line_fits_any_width_and_never_cuts_a_number(width):
+    clock, out = Clock(), io.StringIO()
+
+    class Reporter:
+        evaluations = 123_456
+
+    line = LiveLine(out, "edgecut-full", 2.230769, clock=clock, interval=0, width=width)
+    line.start()
+    line.watch(Reporter())
+    clock.now += 12.345
+    line.report(TracePoint(1.0, 10, 4.113248))
+    full = line.text()
+    text = line.text(width)
+    assert len(text) <= width
+    numbers = re.findall(r"[-+]?\d[\d,.]*%?", full)
+    for token in re.findall(r"[-+]?\d[\d,.]*%?", text):
+        assert token in numbers or token in ("12",), (token, text)  # "12s" is the seconds, shortened
+    assert "4.113248" in text  # the incumbent is the last thing to go
+    if len(full) <= width:
+        assert text == full
+    if width >= 60:
+        assert "123,456" in text and "edgecut-full" in text
+
+
+def test_fit_cuts_a_single_long_part_at_a_space():
+    assert fit("warming up 12345 s", 16) == "warming up..."
+    assert fit("abc 1234567", 9) == "1234567"  # a number that fits is kept whole
+    assert fit("abc 1234567890", 9) == "abc..."
+    assert len(fit("x" * 50, 10)) <= 10
 
 
 def test_lower_bound_of_a_problem():

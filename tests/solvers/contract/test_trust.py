@@ -8,6 +8,8 @@ module defines; a solver whose module merely lives in (or claims to live in)
 from __future__ import annotations
 
 import importlib.metadata as md
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,17 +67,42 @@ def _tracked_solver_modules() -> list[str]:
                   if p.suffix == ".py" and not p.name.startswith("_"))
 
 
-def test_shipped_lists_exactly_the_solver_classes_of_the_tracked_modules():
+def test_builtin_lists_exactly_the_solvers_the_tracked_modules_register():
+    """The static table (name -> module:Class, kinds) that lets a lookup import one module is what the modules
+    themselves register, so it cannot drift from them."""
     import importlib
 
     modules = _tracked_solver_modules()
     for module in modules:
         importlib.import_module(module)
-    solvers.names()
-    found = {registry.qualified_name(cls) for cls in registry._REGISTRY.values() if cls.__module__ in modules}
-    assert found == registry.SHIPPED, ("add a new shipped solver to SHIPPED, or drop a removed one: "
-                                       f"missing {sorted(found - registry.SHIPPED)}, "
-                                       f"stale {sorted(registry.SHIPPED - found)}")
+    registry.load_all()
+    found = {cls.name: (registry.qualified_name(cls), tuple(cls.kinds)) for cls in registry._REGISTRY.values()
+             if cls.__module__ in modules}
+    assert found == registry.BUILTIN, ("add a new shipped solver to BUILTIN, or fix or drop a stale row: "
+                                       f"missing {sorted(found.items() - registry.BUILTIN.items())}, "
+                                       f"stale {sorted(registry.BUILTIN.items() - found.items())}")
+    assert registry.SHIPPED == {where for where, _ in found.values()}
+
+
+def test_looking_up_a_shipped_solver_imports_only_its_module():
+    # a fresh process: this one has imported every solver already
+    code = ("import json, sys, solvers; solvers.create('edgecut-full'); "
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('solvers.', 'harness.problems.routing', "
+            "'scipy.sparse')))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    loaded = json.loads(out.stdout)
+    assert "solvers.shortcut.edgecut" in loaded
+    assert not [m for m in loaded if m.startswith(("solvers.routing", "solvers.traffic", "harness.problems.routing",
+                                                   "scipy.sparse", "solvers.shortcut.annealing"))], loaded
+
+
+def test_a_plugin_cannot_take_the_name_of_a_shipped_solver_not_imported_yet(scratch_registry):
+    scratch_registry.pop("milp", None)  # as if solvers.shortcut.milp had not been imported
+    with pytest.raises(TypeError, match="solver name 'milp' is taken by solvers.shortcut.milp:Milp"):
+        registry.register(_solver_class("milp", "elsewhere.module", "Milp"))
+    assert solvers.get("milp").__module__ == "solvers.shortcut.milp"
 
 
 def test_every_shipped_solver_is_trusted_and_unknown_names_are_not():
