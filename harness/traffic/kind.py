@@ -214,12 +214,12 @@ class TrafficKind(ProblemKind):
         DOR under bit-reversal with 2-flit packets and 2 VCs, and a faulty mesh under up*/down* with a stated load."""
         from harness.traffic.problem import TrafficProblem
 
-        quick = {"warmup_periods": 1, "sample_period": 100, "max_samples": 5}
+        quick = {"warmup_periods": 1, "sample_period": 50, "max_samples": 4}
         return [TrafficProblem(network="ring:5", routing="adaptive-updown", router=dict(quick, num_vcs=2),
-                               zero_load_packets=1000),
-                TrafficProblem(network="torus:4x2", routing="dor", traffic="bitrev", zero_load_packets=1000,
+                               zero_load_packets=300),
+                TrafficProblem(network="torus:4x2", routing="dor", traffic="bitrev", zero_load_packets=300,
                                router=dict(quick, num_vcs=2, packet_size=2)),
-                TrafficProblem(network="mesh:3x3", routing="updown", faults=10, load=0.1, zero_load_packets=1000,
+                TrafficProblem(network="mesh:3x3", routing="updown", faults=10, load=0.1, zero_load_packets=300,
                                router=dict(quick, num_vcs=1))]
 
     def warm_up_problems(self) -> list[Any]:

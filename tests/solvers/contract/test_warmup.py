@@ -43,8 +43,8 @@ problems = [p for kind in get(name).kinds for p in sample_problems(kind) if not 
 for problem in problems:  # as the conformance suite does: one evaluation first (problem set-up, lazy parts)
     execute(create(name), problem, seed=11, budget=Budget(time_s=0.5, evaluations=1))
 before = compiled()
-for problem in problems:  # half a second reaches every main loop (the sample problems are small)
-    execute(create(name), problem, seed=11, budget=Budget(time_s=0.5))
+for problem in problems:
+    execute(create(name), problem, seed=11, budget=Budget(time_s=1.0))
 after = compiled()
 print(json.dumps(sorted(f"{k}{sorted(sigs - before.get(k, set()))}" for k, sigs in after.items()
                         if sigs - before.get(k, set()))))
