@@ -83,7 +83,8 @@ def test_the_random_graphs_cover_every_case():
 
 
 @pytest.mark.parametrize("spec", ["ring:999", "ring:3", "mesh:5x7", "torus:16x16", "torus:31x31", "torus:2x3x4",
-                                  "hypercube:9", "fhypercube:6", "dln:512:4", "hring:8x16", "empty:7"])
+                                  "hypercube:9", "fhypercube:6", "dln:512:4", "hring:8x16", "empty:7",
+                                  "fattree:8", "dragonfly:3", "slimfly:7"])
 def test_topologies_match_the_numba_engine(spec):
     _assert_same(parse_spec(spec))
 

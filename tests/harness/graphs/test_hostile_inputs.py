@@ -165,6 +165,14 @@ def test_raising_the_variable_admits_a_bigger_graph(tmp_path, monkeypatch):
     ("flatbutterfly:2:1000000", "number of dimensions"),
     ("flatbutterfly:400:3", "edge count"),  # 160,000 routers of degree 798
     ("hring:100000x100000", "vertex count"),
+    ("fattree:1000", "fattree:1000: the vertex count is 1,250,000"),
+    ("fattree:400", "edge count"),  # 200,000 switches but 32 million links
+    ("fattree:" + "9" * 4000, "4000 digits"),
+    ("dragonfly:1000:1:1000", "vertex count"),
+    ("dragonfly:400:1:1", "edge count"),  # 401 groups of 400 fully connected routers
+    ("dragonfly:1000", "dragonfly:1000: the vertex count"),  # the shorthand is named as written
+    ("slimfly:999999999999999989", "vertex count"),  # refused before any primality test on an 18-digit q
+    ("slimfly:149", "edge count"),
     ("equality:N1000000000000K4[-1,1](2)", "N, the number of routers, is 1,000,000,000,000"),
     ("file:/dev/zero", "not a regular file"),
 ])
