@@ -87,7 +87,7 @@ SEED_VALUE = Cap("seed value", "HOPBENCH_MAX_SEED_VALUE", 2**32 - 1, "as a seed 
 #: dimensions of a mesh, torus or hypercube spec
 DIMENSIONS = Cap("dimensions", "HOPBENCH_MAX_DIMENSIONS", 20, "dimensions per topology spec")
 #: random trials of a sampling analysis (fault tolerance), and instances of a suite
-SAMPLES = Cap("samples", "HOPBENCH_MAX_SAMPLES", 100_000, "random trials per analysis")
+SAMPLES = Cap("samples", "HOPBENCH_MAX_SAMPLES", 10_000, "random trials per analysis")
 INSTANCES = Cap("instances", "HOPBENCH_MAX_INSTANCES", 100_000, "instances per suite")
 #: local worker processes of one command (run --jobs, tune --workers): each imports numba and holds its own
 #: problem, about 150-300 MB
@@ -120,7 +120,7 @@ HOSTS = Cap("hosts", "HOPBENCH_MAX_HOSTS", 1_000_000, "hosts (endpoints) per net
 #: characters of one line of a text input (an edge list's line is a few dozen)
 LINE_CHARS = Cap("line length", "HOPBENCH_MAX_LINE_CHARS", 65_536, "characters per line of an edge file")
 #: samples x vertices x edges of one fault-tolerance analysis (each sample takes about seven all-pairs searches)
-FAULT_WORK = Cap("fault-tolerance work", "HOPBENCH_MAX_FAULT_WORK", 10**12,
+FAULT_WORK = Cap("fault-tolerance work", "HOPBENCH_MAX_FAULT_WORK", 10**10,
                  "as samples x vertices x edges of a fault-tolerance analysis")
 #: a solver parameter that sets a loop count (generations, moves, steps, samples), when the run has no time limit
 LOOP_COUNT = Cap("loop count", "HOPBENCH_MAX_LOOP_COUNT", 10_000_000,

@@ -1,7 +1,6 @@
 """Graph Golf edge lists: ``u v`` per line, vertices from 0 (DIMACS-style files are read too)."""
 from __future__ import annotations
 
-import io
 from array import array
 from pathlib import Path
 from typing import Any
@@ -32,9 +31,7 @@ def read_edge_file(path: str | Path) -> Graph:
     max_vertices, max_edges, max_line = caps.VERTICES.limit(), caps.EDGES.limit(), caps.LINE_CHARS.limit()
     edges = array("q")  # u0, v0, u1, v1, ...
     declared_n = None
-    for lineno, line in enumerate(io.StringIO(text, newline=None), 1):  # lazily, \r\n and \r ends included
-        if len(line) > max_line:
-            caps.LINE_CHARS.check(len(line.rstrip("\n")), f"{p}:{lineno}: the line's length")
+    for lineno, line in enumerate(_lines(text, max_line, p), 1):
         s = line.split("#", 1)[0].split()
         if not s or s[0] == "c":
             continue
@@ -74,6 +71,21 @@ def read_edge_file(path: str | Path) -> Graph:
         return Graph(n, pairs, dedupe=False)
     except HopbenchError as exc:
         raise HopbenchError(f"{p}: {exc}") from None
+
+
+def _lines(text: str, max_line: int, p: Path):
+    """The lines of ``text`` one at a time (``\\n``, ``\\r\\n`` or, in a file without ``\\n``, ``\\r`` ends),
+    each measured before it is copied: a line over ``max_line`` characters is an error."""
+    if "\n" not in text:
+        text = text.replace("\r", "\n")
+    start, lineno = 0, 1
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if end - start > max_line:
+            caps.LINE_CHARS.check(end - start, f"{p}:{lineno}: the line's length")
+        yield text[start:end]
+        start, lineno = end + 1, lineno + 1
 
 
 def _header(s: list[str], p: Path, lineno: int, line: str) -> int:
