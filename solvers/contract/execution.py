@@ -75,12 +75,12 @@ def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = Non
     ``skip`` declines the problem; callers that treat a decline as an outcome catch it
     instead of asking ``skip`` first (some solvers' checks build the base distances).
     """
-    skipped, reason = solver.skip(problem)
-    if skipped:
-        raise SolverDeclined(solver.name, reason)
     budget = budget or Budget()
     if budget.time_s is None:
         check_loop_counts(solver)
+    skipped, reason = solver.skip(problem)
+    if skipped:
+        raise SolverDeclined(solver.name, reason)
     reporter = Reporter(budget, on_report=on_report, stop=stop)
     with _old_objects_frozen():
         start = time.perf_counter()
