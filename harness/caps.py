@@ -63,6 +63,7 @@ def env_seconds(env: str, default: float) -> float:
         value = math.nan
     if not (value > 0 and math.isfinite(value)):
         raise HopbenchError(f"{env}={text[:40]!r} is not a positive number of seconds; set it to e.g. {env}={default:g}")
+    check_seconds(value, env)
     return value
 
 
@@ -86,7 +87,7 @@ SEED_VALUE = Cap("seed value", "HOPBENCH_MAX_SEED_VALUE", 2**32 - 1, "as a seed 
 #: dimensions of a mesh, torus or hypercube spec
 DIMENSIONS = Cap("dimensions", "HOPBENCH_MAX_DIMENSIONS", 20, "dimensions per topology spec")
 #: random trials of a sampling analysis (fault tolerance), and instances of a suite
-SAMPLES = Cap("samples", "HOPBENCH_MAX_SAMPLES", 100_000, "random trials per analysis")
+SAMPLES = Cap("samples", "HOPBENCH_MAX_SAMPLES", 10_000, "random trials per analysis")
 INSTANCES = Cap("instances", "HOPBENCH_MAX_INSTANCES", 100_000, "instances per suite")
 #: local worker processes of one command (run --jobs, tune --workers): each imports numba and holds its own
 #: problem, about 150-300 MB
@@ -104,3 +105,36 @@ ALL = (*ALL, ROUTING_PAIRS)
 #: 2^21 admits torus:8x8x8 all-to-all (1.57 million), whose LP takes HiGHS a few GB and tens of minutes
 LP_VARIABLES = Cap("LP variables", "HOPBENCH_MAX_LP_VARIABLES", 2**21, "variables per throughput LP")
 ALL = (*ALL, LP_VARIABLES)
+
+#: distinct base graphs one suite builds while it loads, and their vertices together (graphgolf: 23 bases, 42,089
+#: vertices): a few lines of grid can name thousands of large bases, each built to derive its instance's id
+SUITE_BASES = Cap("suite bases", "HOPBENCH_MAX_SUITE_BASES", 1_000, "distinct base graphs per suite")
+SUITE_VERTICES = Cap("suite vertices", "HOPBENCH_MAX_SUITE_VERTICES", 10_000_000,
+                     "vertices across the distinct base graphs of a suite")
+#: parameter combinations of one solver in a run (the product of its --param value lists)
+PARAM_SETS = Cap("parameter sets", "HOPBENCH_MAX_PARAM_SETS", 1_000, "parameter combinations per solver")
+#: cells of one run: instances x parameter sets x seeds, over its solvers
+CELLS = Cap("cells", "HOPBENCH_MAX_CELLS", 1_000_000, "cells per run")
+#: hosts of one network (--endpoints P gives every switch P of them)
+HOSTS = Cap("hosts", "HOPBENCH_MAX_HOSTS", 1_000_000, "hosts (endpoints) per network")
+#: characters of one line of a text input (an edge list's line is a few dozen)
+LINE_CHARS = Cap("line length", "HOPBENCH_MAX_LINE_CHARS", 65_536, "characters per line of an edge file")
+#: samples x vertices x edges of one fault-tolerance analysis (each sample takes about seven all-pairs searches)
+FAULT_WORK = Cap("fault-tolerance work", "HOPBENCH_MAX_FAULT_WORK", 10**10,
+                 "as samples x vertices x edges of a fault-tolerance analysis")
+#: a solver parameter that sets a loop count (generations, moves, steps, samples), when the run has no time limit
+LOOP_COUNT = Cap("loop count", "HOPBENCH_MAX_LOOP_COUNT", 10_000_000,
+                 "iterations a solver parameter may ask for when no time limit is given")
+ALL = (*ALL, SUITE_BASES, SUITE_VERTICES, PARAM_SETS, CELLS, HOSTS, LINE_CHARS, FAULT_WORK, LOOP_COUNT)
+
+#: the longest time limit, in seconds: a cell's hard limit (1.2 x T + 5 s, plus 5 s) arms signal.alarm, which
+#: takes whole seconds below 2^31 (about 56 years of them; not raisable)
+MAX_TIME_LIMIT = int((2**31 - 1 - 10) / 1.2)
+
+
+def check_seconds(value: float, what: str) -> None:
+    """Refuse a time limit ``value`` (seconds) above :data:`MAX_TIME_LIMIT`: one error here, instead of an
+    ``OverflowError`` from ``signal.alarm`` in every cell."""
+    if not value <= MAX_TIME_LIMIT:
+        raise HopbenchError(f"{what} is {value:.3g} s, above the longest time limit hopbench can enforce "
+                            f"({MAX_TIME_LIMIT:,} s: signal.alarm takes under 2^31 s); give a shorter one")

@@ -19,5 +19,10 @@ class SolverDeclined(HopbenchError):
         self.reason = reason
 
 
+class PluginFailed(HopbenchError):
+    """A plug-in's own code failed where hopbench called it (its ``__init__``); the message names it.  A run
+    records the failure as the plug-in's cells' rows and goes on with the other solvers."""
+
+
 class InvalidSolution(HopbenchError):
     """A solution that breaks a rule of its problem (the first violation is named)."""

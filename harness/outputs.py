@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import json
@@ -183,11 +184,18 @@ def write_output_file(path: PathLike, content: str | bytes) -> None:
         replace_file(out, data, hint)
         return
     flags = os.O_WRONLY | (0 if text.startswith(_STREAM_PREFIXES) else getattr(os, "O_NOFOLLOW", 0))
+    fifo = mode is not None and stat.S_ISFIFO(mode)
     try:
-        fd = os.open(out, flags)
+        # a FIFO nobody reads would block the open for ever: opened without waiting, it is an error instead
+        fd = os.open(out, flags | (os.O_NONBLOCK if fifo else 0))
+        if fifo:
+            os.set_blocking(fd, True)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
     except OSError as exc:
+        if fifo and exc.errno == errno.ENXIO:
+            raise HopbenchError(f"cannot write {out}: it is a FIFO that no process is reading; start the reader "
+                                f"first, or give a file name") from None
         raise HopbenchError(f"cannot write {out} ({exc.strerror or exc.__class__.__name__}); {hint}") from None
 
 

@@ -51,6 +51,9 @@ def fault_tolerance(g: Graph, *, samples: int = 30, seed: int = 0, growth: int =
     if samples < 1:
         raise HopbenchError(f"fault tolerance needs at least one sample, got {samples}")
     caps.SAMPLES.check(samples, "the number of fault-tolerance samples")  # before the APSP of the first one
+    # each sample is about seven all-pairs searches of the graph: bound the whole analysis, not just the count
+    caps.FAULT_WORK.check(samples * g.n * max(g.m, 1),
+                          f"the fault-tolerance analysis ({samples} samples x {g.n} vertices x {g.m} edges)")
     base = summary(g)
     if not base.connected:
         raise HopbenchError("fault tolerance is defined for connected graphs only; this graph is disconnected")

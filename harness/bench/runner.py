@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import itertools
+import math
 import os
 import queue
 import subprocess
@@ -33,11 +34,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from harness import caps
 from harness._paths import REPO_ROOT
 from harness.bench.cells import failed_result, make_cell, recheck, result_row
-from harness.bench.store import CONNECT_TIMEOUT_ENV, Store, connect_timeout, params_tag
+from harness.bench.store import CONNECT_TIMEOUT_ENV, Store, StoreWatch, connect_timeout, params_tag
 from harness.bench.suites import Suite
-from harness.errors import HopbenchError
+from harness.errors import HopbenchError, PluginFailed
+from harness.terminal import printable
 
 DEFAULT_TIME_LIMIT = 60.0
 RERUN_CHOICES = ("failed", "all")
@@ -87,6 +90,12 @@ def parse_param_grid(items: list[str], solver_names: list[str]) -> dict[str, dic
             raise HopbenchError(f"--param {item!r} names solver {name!r}, which is not among the solvers run "
                                 f"({', '.join(solver_names)})")
         grid.setdefault(name, {})[key] = [v.strip() for v in value.split(",")]
+    for name, values in grid.items():
+        # the product is counted, never expanded, before the check: ten flags of ten values are 10^10 sets
+        combos = 1
+        for listed in values.values():
+            combos *= len(listed)
+        caps.PARAM_SETS.check(combos, f"--param: the parameter sets of {name} (the product of its value lists)")
     return grid
 
 
@@ -97,7 +106,14 @@ def _param_sets(name: str, overrides: dict[str, list[str]]) -> list[tuple[dict[s
     keys = list(overrides)
     out = []
     for combo in itertools.product(*(overrides[k] for k in keys)) if keys else [()]:
-        solver = solvers.create(name, **dict(zip(keys, combo)))  # validates names and types
+        try:
+            solver = solvers.create(name, **dict(zip(keys, combo)))  # validates names and types
+        except PluginFailed:
+            # a plug-in that cannot even be created: its cells are planned with the values as given, and
+            # each records the failure as its error row while the other solvers run
+            given = dict(zip(keys, combo))
+            out.append((given, params_tag(given)))
+            continue
         chosen = {k: solver.config[k] for k in keys}
         reading = solver.reading()  # a published reading is named on boards: "paper: distances=base,order=..."
         out.append((dict(solver.config), f"{reading}: {params_tag(chosen)}" if reading else params_tag(chosen)))
@@ -124,6 +140,10 @@ def plan_matrix(suite: Suite, *, solver_names: list[str] | None = None, instance
     seeds = seeds or list(range(1, int(suite.raw.get("seeds", 1)) + 1))
     limit = effective_time_limit(time_limit, suite)
     threads = threads_per_worker(jobs)
+    per_kind = {kind: sum(1 for i in chosen if i.kind == kind) for kind in kinds}
+    count = sum(math.prod(len(v) for v in grid.get(name, {}).values()) * len(seeds)
+                * sum(per_kind.get(k, 0) for k in set(solvers.get(name).kinds)) for name in names)
+    caps.CELLS.check(count, "the run's cells (instances x parameter sets x seeds, over its solvers)")
     cells = []
     for name in names:
         overrides = dict(grid.get(name, {}))
@@ -258,6 +278,10 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
                 executor[1].close()
         return report
     commit = git_commit()
+    import solvers
+
+    # nothing but this coordinator may write the run's rows or alter the tables (a plug-in could try)
+    watch = StoreWatch(store, [c["key"] for c in plan.cells])
     executor, client = executor or make_executor(jobs, scheduler)
     run = uuid.uuid4().hex  # tells the workers which cells belong to this run (see harness.bench.sandbox)
     # warm-ups are reported live by local sandboxes only (a Dask worker's thread cannot call back here)
@@ -295,7 +319,10 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
                 # the coordinator records nothing it has not re-verified itself
                 result = recheck(cell, result, problems)
                 try:
+                    # a plug-in's cell is followed by a full look at the store, others by one a second at most
+                    watch.check(now=not solvers.is_builtin(cell["solver"]))
                     record_result(store, cell, result, commit, extra)
+                    watch.recorded(cell["key"])
                 except HopbenchError as exc:
                     raise HopbenchError(f"{exc}; the run stopped at cell {report.ran + 1} of {len(plan.todo)} "
                                         f"({cell['instance']} / {cell['solver']} / seed {cell['seed']}), and the "
@@ -304,6 +331,11 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
                 report.ran += 1
                 report.statuses[result["status"]] += 1
                 display.cell_done(result, cell)
+        try:
+            watch.check(now=True)
+        except HopbenchError as exc:
+            raise HopbenchError(f"{exc} (all {report.ran} cell(s) of the run were recorded before this was seen)") \
+                from None
         finished = True
     finally:
         display.close()
@@ -560,7 +592,8 @@ def summary_table(store: Store, plan: MatrixPlan) -> str:
             if len(ok):
                 covered.add(frozenset(ok["instance"]))
             rows.append({
-                "solver": solver, "params": tag, "cells": len(g), "ok": len(ok),
+                # ids and parameters are user text: one line each, control characters shown escaped
+                "solver": printable(solver), "params": printable(tag), "cells": len(g), "ok": len(ok),
                 "error": int((g["status"] == "error").sum()), "timeout": int((g["status"] == "timeout").sum()),
                 "declined": int((g["status"] == "skipped").sum()),
                 "instances": f"{ok['instance'].nunique()}/{size}",

@@ -317,6 +317,7 @@ def _serve() -> None:
             warm_up(cell)
         except WarmUpFailed as exc:
             signal.alarm(0)
+            end_strays(cell)
             send({"event": "warm-up failed", "error": warm_up_failure(exc)})
             continue
         except HopbenchError as exc:  # e.g. a malformed HOPBENCH_PLUGIN_WARMUP_LIMIT on this worker
@@ -327,7 +328,62 @@ def _serve() -> None:
         signal.alarm(int(hard_limit(cell)) + 5)
         result = run_cell(cell)
         signal.alarm(0)
+        end_strays(cell)
         send(result)
+
+
+def end_strays(cell: dict[str, Any]) -> None:
+    """After a plug-in's cell: kill what it started and left running (this sandbox leads its own process group)."""
+    if not trusted(cell):
+        kill_process_group_but_me()
+
+
+def _group_members(group: int) -> list[int]:
+    """The live processes of process group ``group`` (Linux: read from /proc; elsewhere, none are found)."""
+    members = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return members
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, ...
+        if len(fields) > 2 and fields[0] not in (b"Z", b"X") and int(fields[2]) == group:
+            members.append(int(entry))
+    return members
+
+
+def kill_process_group_but_me(rounds: int = 50) -> int:
+    """SIGKILL every other process of this process's group (grandchildren a solver left behind), again until
+    none is left (one may fork while its siblings die); reap this process's own dead children.  Returns how many
+    were killed.  A process that left the group (``setsid``) is out of reach, as for the runner's ``killpg``."""
+    me, group = os.getpid(), os.getpgrp()
+    killed = 0
+    for _ in range(rounds):
+        found = [pid for pid in _group_members(group) if pid != me]
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+        while True:  # reap our own children, so they do not linger as zombies of the group
+            try:
+                pid, _status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+        time.sleep(0.01)
+    return killed
 
 
 def _exit_with_parent() -> None:

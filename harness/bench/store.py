@@ -55,13 +55,13 @@ import math
 import re
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Literal
 from urllib.parse import unquote
 
-from sqlalchemy import create_engine, delete, event, insert, inspect, select, text
+from sqlalchemy import create_engine, delete, event, func, insert, inspect, select, text
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
@@ -550,6 +550,79 @@ def _check_writable(engine: Engine, url: str) -> None:
                             f"make it writable, or give another --storage") from None
 
 
+#: ``runs`` columns whose value must be text, numbers, whole numbers, and JSON text (of an object where marked)
+_TEXT_COLUMNS = ("cell_key", "suite", "instance", "kind", "solver", "params_tag", "status")
+_NUMBER_COLUMNS = ("objective", "diameter", "aspl", "elapsed_s", "time_limit_s")
+_WHOLE_COLUMNS = ("evaluations", "trial", "cores")
+_JSON_COLUMNS = {"params": True, "instance_spec": True, "metrics": True, "solution": False}
+
+
+def _shown_value(value: Any) -> str:
+    return repr(value)[:60]  # repr: a control character in a damaged value is shown escaped
+
+
+def row_damage(row: dict[str, Any]) -> str | None:
+    """What is wrong with one ``runs`` row as read back (``None``: nothing), or the first thing found.
+
+    SQLite keeps whatever a column is given, so a row edited by hand or by another program can hold
+    text where a number belongs, a seed no run could have, or JSON that does not parse; such a row is
+    reported and left out by every reader rather than stopping it.
+    """
+    from harness import caps
+
+    for key in _TEXT_COLUMNS:
+        if key in row and not isinstance(row[key], str):
+            return f"{key} {_shown_value(row[key])} is not text"
+    if row.get("status") not in STATUSES:
+        return f"status {_shown_value(row.get('status'))} is none of {', '.join(STATUSES)}"
+    seed = row.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= caps.SEED_VALUE.limit():
+        return f"seed {_shown_value(seed)} is not a whole number from 0 to {caps.SEED_VALUE.limit()}"
+    for key in _NUMBER_COLUMNS:
+        value = row.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return f"{key} {_shown_value(value)} is not a number"
+    for key in _WHOLE_COLUMNS:
+        value = row.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            return f"{key} {_shown_value(value)} is not a whole number"
+    for key, is_object in _JSON_COLUMNS.items():
+        value = row.get(key)
+        if value is None or key not in row:
+            if key in ("params", "instance_spec") and key in row:
+                return f"{key} is missing"
+            continue
+        if not isinstance(value, str):
+            return f"{key} {_shown_value(value)} is not JSON text"
+        try:
+            doc = json.loads(value)
+        except (ValueError, RecursionError) as exc:
+            return f"{key} is not valid JSON ({str(exc)[:80]})"
+        if is_object and not isinstance(doc, dict):
+            return f"{key} is JSON but not an object"
+    return None
+
+
+def _parse_times(row: dict[str, Any], processors: dict[str, Any]) -> str | None:
+    """Turn the time columns of ``row`` (read as text) into datetimes in place; what is wrong, if anything."""
+    for name, process in processors.items():
+        value = row.get(name)
+        if isinstance(value, str):
+            try:
+                row[name] = process(value) if process is not None else datetime.fromisoformat(value)
+            except (ValueError, TypeError, OverflowError):
+                return f"{name} {_shown_value(value)} is not a time"
+        elif value is not None and not isinstance(value, (str, datetime)):
+            return f"{name} {_shown_value(value)} is not a time"
+    return None
+
+
+def damaged_line(row: dict[str, Any], reason: str) -> str:
+    """One line naming a damaged row (its id, suite, instance, solver) and what is wrong with it."""
+    where = ", ".join(f"{k} {_shown_value(row[k])}" for k in ("suite", "instance", "solver") if row.get(k) is not None)
+    return f"run {row.get('id')!r} ({where}) is damaged and left out: {reason}; delete or repair that row"
+
+
 @dataclass
 class Store:
     url: str
@@ -557,6 +630,8 @@ class Store:
     #: the schema revision the store had when opened (``UNVERSIONED``: made before versioning); a
     #: store opened for reading stays as it was until the first write upgrades it
     revision: str = HEAD
+    #: one line per damaged row the readers left out (:func:`row_damage`), for the command to print
+    damaged: list[str] = field(default_factory=list)
 
     @classmethod
     def open(cls, url: str | None = None, *, mode: Mode = "write") -> "Store":
@@ -669,8 +744,17 @@ class Store:
 
         Values are as the database returns them (JSON columns stay text, times are
         datetimes, a missing value is None); no pandas, so ``hopbench results`` starts fast.
+        A damaged row (:func:`row_damage`) is left out and described in :attr:`damaged`.
         """
-        query = select(*_run_columns(with_solutions)).order_by(runs.c.id)
+        from sqlalchemy import String, type_coerce
+
+        columns = _run_columns(with_solutions)
+        # times come back as text and are parsed here, so one unparseable time makes one damaged row, not an error
+        times = {c.name: c.type.dialect_impl(self.engine.dialect).result_processor(self.engine.dialect, None)
+                 for c in columns
+                 if c.name in ("started_at", "finished_at")}
+        query = select(*[type_coerce(c, String).label(c.name) if c.name in times else c for c in columns]
+                       ).order_by(runs.c.id)
         if suite:
             query = query.where(runs.c.suite == suite)
         if solvers:
@@ -678,7 +762,17 @@ class Store:
         if study:
             query = query.where(runs.c.study == study)
         with self.engine.connect() as conn:
-            return [dict(r) for r in conn.execute(query).mappings()]
+            found = [dict(r) for r in conn.execute(query).mappings()]
+        kept = []
+        for row in found:
+            reason = _parse_times(row, times) or row_damage(row)
+            if reason is None:
+                kept.append(row)
+            else:
+                line = damaged_line(row, reason)
+                if line not in self.damaged:
+                    self.damaged.append(line)
+        return kept
 
     def dataframe(self, *, suite: str | None = None, solvers: list[str] | None = None,
                   study: str | None = None, with_solutions: bool = True):
@@ -722,6 +816,69 @@ class Store:
         self.engine.dispose()
 
 
+    def schema_fingerprint(self) -> tuple:
+        """hopbench's tables as they are now (their definitions and the schema revision): anything that alters
+        them, a migration or another program, changes this value."""
+        names = sorted({runs.name, traces.name, tuned.name, VERSION_TABLE})
+        with self.engine.connect() as conn:
+            if self.engine.dialect.name == "sqlite":
+                marks = text("SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN "
+                             f"({', '.join(repr(n) for n in names)}) ORDER BY type, name")
+                tables: Any = tuple(tuple(r) for r in conn.execute(marks))
+            else:
+                look = inspect(conn)
+                tables = tuple((n, tuple((c["name"], str(c["type"])) for c in look.get_columns(n)))
+                               for n in names if look.has_table(n))
+            try:
+                revision = tuple(conn.execute(select(version_table.c.version_num)).scalars())
+            except SQLAlchemyError:
+                revision = ()
+        return tables, revision
+
+    def count_cells(self, keys: list[str], chunk: int = 500) -> int:
+        """How many ``runs`` rows hold one of these cell keys."""
+        total = 0
+        with self.engine.connect() as conn:
+            for i in range(0, len(keys), chunk):
+                total += conn.execute(select(func.count()).select_from(runs)
+                                      .where(runs.c.cell_key.in_(keys[i:i + chunk]))).scalar_one()
+        return total
+
+
+class StoreWatch:
+    """A run's watch over its store: between two of its own writes, hopbench's tables must stay as they were and
+    the run's cells must hold exactly the rows the run knows of.  A plug-in (or anything else) that alters the
+    schema, or adds or deletes a row of the run's cells, makes :meth:`check` fail with a one-line error.
+    Other coordinators' cells may change (one store is shared by many matrices)."""
+
+    def __init__(self, store: Store, keys: Iterable[str], *, interval: float = 1.0) -> None:
+        self.store = store
+        self.keys = list(dict.fromkeys(keys))
+        self.interval = interval
+        self.schema = store.schema_fingerprint()
+        self.present = set(store.statuses(self.keys))
+        self.last = time.monotonic()
+
+    def recorded(self, key: str) -> None:
+        """The run recorded (or replaced) the row of cell ``key``."""
+        self.present.add(key)
+
+    def check(self, *, now: bool = False) -> None:
+        """Compare the store with what the run expects (at most once per ``interval`` unless ``now``)."""
+        if not now and time.monotonic() - self.last < self.interval:
+            return
+        self.last = time.monotonic()
+        where = f"the results store {shown_url(self.store.url)}"
+        if self.store.schema_fingerprint() != self.schema:
+            raise HopbenchError(f"the tables of {where} changed during this run, and not by this run (a plug-in or "
+                                f"another program altered them); check the store, and find what wrote to it")
+        found = self.store.count_cells(self.keys)
+        if found != len(self.present):
+            raise HopbenchError(f"{where} holds {found} row(s) of this run's cells where this run expects "
+                                f"{len(self.present)}: rows were added or deleted behind its back (a plug-in or "
+                                f"another program writing to the store); check the store, and find what wrote to it")
+
+
 def _run_columns(with_solutions: bool) -> list:
     return [c for c in runs.columns if with_solutions or c.name != "solution"]
 
@@ -735,8 +892,10 @@ def now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def merge(source_url: str, target_url: str) -> int:
+def merge(source_url: str, target_url: str, refused: list[str] | None = None) -> int:
     """Copy every run (and its trace) of one store into another; returns the number copied.
+
+    A damaged source row (:func:`row_damage`) is not copied: its line is appended to ``refused``.
 
     A cell recorded in both keeps one row: an ``ok`` run beats a failed one (so a
     machine's timeout never overwrites another's result), and between rows of the
@@ -750,6 +909,8 @@ def merge(source_url: str, target_url: str) -> int:
         for p in src.trace_records():
             by_run.setdefault(p["run_id"], []).append((p["elapsed_s"], p["evaluations"], p["value"]))
         rows = src.records()
+        if refused is not None:
+            refused.extend(src.damaged)
     finally:
         src.close()
     dst = Store.open(target_url)

@@ -350,6 +350,7 @@ class _Loader:
         self.doc = doc
         self.name = path.stem
         self._sizes: dict[str, int] = {}
+        self._vertices = 0
         self._graphs: OrderedDict[str, Any] = OrderedDict()
 
     def where(self, what: str) -> str:
@@ -364,9 +365,13 @@ class _Loader:
             return self._graphs[spec]
         from harness.graphs.topologies import parse_spec
 
+        # every distinct base is built (its instance's id derives from it): their number and size are capped
+        caps.SUITE_BASES.check(len(self._sizes) + 1, self.where("the number of distinct bases it builds"))
         graph = parse_spec(spec)
         self._graphs[spec] = graph
         self._sizes[spec] = graph.n
+        self._vertices += graph.n
+        caps.SUITE_VERTICES.check(self._vertices, self.where("the vertices of its distinct bases together"))
         while len(self._graphs) > _GRAPHS_KEPT:
             self._graphs.popitem(last=False)
         return graph
@@ -570,6 +575,8 @@ class _Loader:
         if "time_limit" in doc and not (_is_number(doc["time_limit"]) and doc["time_limit"] > 0):
             raise HopbenchError(self.where(f"time_limit must be a positive number of seconds, got "
                                            f"{shown(doc['time_limit'])}"))
+        if "time_limit" in doc:
+            caps.check_seconds(doc["time_limit"], self.where("time_limit"))
         evaluations = doc.get("evaluations", 1)
         if isinstance(evaluations, bool) or not isinstance(evaluations, int) or evaluations < 1:
             raise HopbenchError(self.where(f"evaluations must be a positive integer (an evaluation budget per "

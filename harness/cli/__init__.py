@@ -35,13 +35,23 @@ def build_parser() -> Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from harness.terminal import escaping_output
+
+    # user text (ids, parameters, names) may hold terminal escape sequences: shown escaped, never run
+    with escaping_output():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        _warn_broken_plugins()
+        return code
     except HopbenchError as exc:
         # one line, always: a message that quotes user input could carry a newline
         print("error: " + " / ".join(part.strip() for part in str(exc).splitlines() if part.strip()),
@@ -55,6 +65,16 @@ def main(argv: list[str] | None = None) -> int:
         # stdout at /dev/null so the interpreter's final flush does not raise again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+
+
+def _warn_broken_plugins() -> None:
+    """One line per solver plug-in that failed to load, once the command has done its work with the others
+    (only when the command looked at the solvers: the registry is imported by the commands that do)."""
+    registry = sys.modules.get("solvers.contract.registry")
+    if registry is not None and getattr(registry, "_loaded", False):
+        for line in registry.plugin_failures():
+            print(f"warning: {line}; fix it, or take it out of HOPBENCH_SOLVER_MODULES (or uninstall its package)",
+                  file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

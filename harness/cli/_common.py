@@ -35,6 +35,7 @@ def positive_seconds(text: str) -> float:
         raise HopbenchError(f"time limit must be a number of seconds, got {text!r}") from None
     if not value > 0 or math.isinf(value):
         raise HopbenchError(f"time limit must be a positive number of seconds, got {text!r}")
+    caps.check_seconds(value, "the time limit")
     return value
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harness.terminal import printable
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("board", help="build leaderboards (md, csv, png, html) from the recorded runs",
@@ -102,15 +104,19 @@ def run(args: argparse.Namespace) -> int:
     for place in [out / name for name, _ in suites] + [out / SITE_DIR]:
         check_directory_place(place)  # before any board is written, not between two of them
     out.mkdir(parents=True, exist_ok=True)
+    warned = 0
     for name, suite in suites:
         board = build_board(store, name, suite=suite)  # refuses a suite without runs
+        for line in store.damaged[warned:]:  # damaged rows are left out of the board, each said in one line
+            print(f"warning: {line}", file=sys.stderr)
+        warned = len(store.damaged)
         if suite is None:
             print(f"note: no suite file {name!r}; instances are rebuilt from the runs (no published references)",
                   file=sys.stderr)
         paths = write_board(board, store, out, plots=not args.no_plots, compress_over=compress, protect=protect,
                             force=args.force)
         shown = board.rows[board.rows["runs"] > 0]
-        print(f"{name}: {board.rows['instance'].nunique()} instances, {len(board.rows)} rows "
+        print(f"{printable(name)}: {board.rows['instance'].nunique()} instances, {len(board.rows)} rows "
               f"({len(shown)} with ok runs), {board.provenance['runs']} runs -> {paths['markdown']}")
     index = write_site(out, protect=protect, force=args.force)
     print(f"site: {index}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from harness.cli._common import print_json
+from harness.terminal import printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
             print_json(rows)
         else:
             for r in rows:
-                print(f"{r['suite']:<14} {r['instances']:>4} instances  {r['description']}")
+                print(f"{printable(r['suite']):<14} {r['instances']:>4} instances  {printable(r['description'])}")
         return 0
     s = load_suite(args.suite)
     rows = [{"id": i.id, "kind": i.kind, "split": i.split, "best_known": i.best_known, "optimum": i.optimum,
@@ -34,12 +35,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"suite": s.name, "description": s.description, "instances": rows})
     else:
-        print(f"{s.name}: {s.description}")
+        print(f"{printable(s.name)}: {printable(s.description)}")
         for r in rows:
-            extra = [f"split={r['split']}"] if r["split"] else []
+            extra = [f"split={printable(r['split'])}"] if r["split"] else []
             if r["optimum"] is not None:
                 extra.append(f"optimum={r['optimum']}")
             if r["references"]:
                 extra.append(f"{len(r['references'])} reference value(s)")
-            print(f"  {r['id']}" + (f"  ({', '.join(extra)})" if extra else ""))
+            print(f"  {printable(r['id'])}" + (f"  ({', '.join(extra)})" if extra else ""))
     return 0

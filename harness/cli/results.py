@@ -85,8 +85,12 @@ def run(args: argparse.Namespace) -> int:
         raise
     if args.merge_from:
         source.close()
-        copied = merge(args.merge_from, args.storage or DEFAULT_URL)  # creates the target once the source is read
-        print(f"merged {copied} run(s) from {shown_url(args.merge_from)}", file=sys.stderr)
+        refused: list[str] = []
+        copied = merge(args.merge_from, args.storage or DEFAULT_URL, refused)  # creates the target once the source is read
+        for line in refused:
+            print(f"refused: {line}", file=sys.stderr)
+        print(f"merged {copied} run(s) from {shown_url(args.merge_from)}"
+              + (f"; refused {len(refused)} damaged run(s)" if refused else ""), file=sys.stderr)
         store = into or Store.open(args.storage)
     # solution documents can be large; only the formats that print them load them
     with_solutions = args.format in ("json", "parquet")
@@ -96,9 +100,11 @@ def run(args: argparse.Namespace) -> int:
 
         buffer = io.BytesIO()  # whole in memory first: a failed write leaves no partial file
         store.dataframe(**selection).to_parquet(buffer, index=False)
+        report_damaged(store)
         write_output_file(out, buffer.getvalue())
         return 0
     rows = store.records(**selection)
+    report_damaged(store)
     if args.format == "json":
         docs = [json_row(r) for r in rows]
         if out is not None:
@@ -117,6 +123,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(text)
     return 0
+
+
+def report_damaged(store) -> None:
+    """One line on stderr for each damaged row the store's readers left out; the command goes on."""
+    for line in store.damaged:
+        print(f"warning: {line}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------- filters

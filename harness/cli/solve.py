@@ -124,7 +124,10 @@ def shortcut_solver(name: str, params: dict[str, str]) -> Any:
         return solvers.create(name, **params)  # a shipped solver: import its module only, not every plug-in
     mine = solvers.names("shortcut")
     if name not in solvers.names():
-        raise HopbenchError(f"unknown solver {name!r};{did_you_mean(name, mine)} shortcut solvers: {', '.join(mine)}")
+        from solvers.contract.registry import failures_note
+
+        raise HopbenchError(f"unknown solver {name!r};{did_you_mean(name, mine)} shortcut solvers: {', '.join(mine)}"
+                            f"{failures_note()}")
     if name not in mine:
         raise HopbenchError(f"solver {name} does not solve shortcut problems (it solves "
                             f"{', '.join(kinds_of(name))}); shortcut solvers: "

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness import caps
 from harness.errors import HopbenchError, InvalidSolution
 from harness.graphs.graph import Graph
 
@@ -150,14 +151,16 @@ def endpoints_per_router(network: Network, spec: str | int | None) -> "np.ndarra
         if network.radix is None or network.routes is not None:
             raise HopbenchError("--endpoints free needs a router radix, which only a shortcut solution (its degree "
                                 "cap) gives; pass a number instead, e.g. --endpoints 4")
-        free = network.radix - network.graph.degree.astype(np.int64)
-        return np.maximum(free, 0)
+        free = np.maximum(network.radix - network.graph.degree.astype(np.int64), 0)
+        caps.HOSTS.check(int(free.sum()), "--endpoints free: the hosts it gives (the routers' free ports)")
+        return free
     try:
         p = int(text)
     except ValueError:
         raise HopbenchError(f"--endpoints must be a number of endpoints per router or 'free', got {spec!r}") from None
     if p < 0:
         raise HopbenchError(f"--endpoints must be >= 0, got {p}")
+    caps.HOSTS.check(p * n, f"--endpoints {p}: the hosts it gives ({n} routers x {p})")  # before any allocation
     out = np.full(n, p, dtype=np.int64)
     if network.routes is not None:
         routed = np.zeros(n, dtype=bool)

@@ -3,7 +3,8 @@ instance group, with the papers' published reference rows (marked †) beside ou
 
 Every string that comes from a suite file or a store (ids, groups, solver names, parameters,
 labels, sources, notes, provenance) goes through :func:`_md`: one line, pipes and backslashes
-escaped, and no ``<`` that could open raw HTML."""
+escaped, no ``<`` that could open raw HTML, and brackets escaped, so no link, image or link
+reference definition (``[text](url)``, ``![alt](url)``, ``[text][ref]``, ``[ref]: url``) comes from user text."""
 from __future__ import annotations
 
 import re
@@ -22,8 +23,10 @@ _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029\x0b\x0c\x85]+")
 
 def _md(text: Any) -> str:
     """User text (ids, labels, sources, notes, names) for the markdown board: on one line, with no raw
-    HTML and nothing that ends a table cell (backslashes and pipes escaped)."""
+    HTML, nothing that ends a table cell (backslashes and pipes escaped) and no link or image (brackets
+    escaped: a published board must not send its readers, or their browsers, where a suite file says)."""
     text = _LINE_BREAKS.sub(" ", str(text)).replace("\\", "\\\\").replace("|", "\\|")
+    text = text.replace("[", "\\[").replace("]", "\\]")
     return _HTML_OPEN.sub("&lt;", text)
 
 

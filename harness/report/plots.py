@@ -16,7 +16,9 @@ Three figures per suite, drawn from a :class:`~harness.report.board.Board`:
 Figures are built with the object-oriented API on ``matplotlib.figure.Figure``
 (never ``pyplot``), so nothing depends on or changes a global backend, and PNGs
 are written without a software-version stamp so that re-running gives the same
-bytes for the same data and matplotlib.
+bytes for the same data and matplotlib.  User text (suite, instance and group names, solver
+labels with their parameters) goes through :func:`literal`, and figures are drawn with TeX off,
+so a ``$`` in an id or a parameter is shown as it is, never parsed as mathtext.
 """
 from __future__ import annotations
 
@@ -34,6 +36,12 @@ from harness.report.statistics import anytime_quantiles, win_rates
 MAX_PANELS = 12
 MAX_ANYTIME_PANELS = 6
 DPI = 100
+
+
+def literal(text: object) -> str:
+    """User text for a matplotlib string: each ``$`` escaped, so mathtext never parses it (a ``$\\frac{`` in
+    a parameter would otherwise stop the whole board with a parse error) and it is drawn as typed."""
+    return str(text).replace("$", r"\$")
 
 
 def _figure(nrows: int, ncols: int, width: float = 4.4, height: float = 3.3):
@@ -98,7 +106,7 @@ def objective_vs_n_figure(board: Board):
             if s.empty:
                 continue
             yerr = s["ci95"].astype(float).where(np.isfinite(s["ci95"].astype(float)), 0.0).fillna(0.0)
-            ax.errorbar(s["n"], s["mean"].astype(float), yerr=yerr, label=label, color=colors[label],
+            ax.errorbar(s["n"], s["mean"].astype(float), yerr=yerr, label=literal(label), color=colors[label],
                         marker="o", markersize=3.5, capsize=2, linewidth=1.2 if one_per_n else 0,
                         elinewidth=0.8)
         pub = refs[refs["instance"].isin(g["instance"]) & refs["objective"].notna()]
@@ -112,9 +120,9 @@ def objective_vs_n_figure(board: Board):
         ns = g["n"].astype(float)
         if ns.max() / max(ns.min(), 1.0) >= 16:
             ax.set_xscale("log", base=2)
-        ax.set_title(group, fontsize=10)
+        ax.set_title(literal(group), fontsize=10)
         ax.set_xlabel(get_kind(board.facts[g["instance"].iloc[0]].kind).size_label)
-        ax.set_ylabel(f"mean {board.facts[g['instance'].iloc[0]].objective}")
+        ax.set_ylabel(literal(f"mean {board.facts[g['instance'].iloc[0]].objective}"))
         ax.grid(True, alpha=0.3)
     _hide_unused(axes, len(panels))
     handles, labels = {}, []
@@ -126,7 +134,7 @@ def objective_vs_n_figure(board: Board):
     width = fig.get_size_inches()[0]
     fig.legend([handles[lab] for lab in labels], labels, loc="outside lower center",
                ncols=max(1, min(len(labels), int(width / 1.8))), fontsize=8, frameon=False)
-    fig.suptitle(f"{board.suite}: objective vs N (mean ± 95% CI over seeds)", fontsize=11)
+    fig.suptitle(f"{literal(board.suite)}: objective vs N (mean ± 95% CI over seeds)", fontsize=11)
     return fig
 
 
@@ -216,21 +224,21 @@ def anytime_figure(board: Board):
             mid = np.isfinite(q[1])
             if not mid.any():
                 continue
-            ax.step(grid[mid], q[1][mid], where="post", color=colors[label], label=label, linewidth=1.3)
+            ax.step(grid[mid], q[1][mid], where="post", color=colors[label], label=literal(label), linewidth=1.3)
             band = np.isfinite(q[0]) & np.isfinite(q[2])
             if band.any():
                 ax.fill_between(grid[band], q[0][band], q[2][band], step="post", color=colors[label], alpha=0.18,
                                 linewidth=0)
         _log_time_axis(ax, lo, hi)
         fa = board.facts[instance]
-        ax.set_title(f"{instance}", fontsize=9)
+        ax.set_title(literal(instance), fontsize=9)
         ax.set_xlabel("wall time (s)")
-        ax.set_ylabel(f"best {fa.objective} so far")
+        ax.set_ylabel(literal(f"best {fa.objective} so far"))
         ax.grid(True, alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, frameon=False)
     _hide_unused(axes, len(instances))
-    fig.suptitle(f"{board.suite}: anytime curves (median and quartiles over seeds)", fontsize=11)
+    fig.suptitle(f"{literal(board.suite)}: anytime curves (median and quartiles over seeds)", fontsize=11)
     return fig
 
 
@@ -254,12 +262,13 @@ def winrate_figure(board: Board):
         for j in range(k):
             if i != j and counts[i, j]:
                 ax.text(j, i, f"{100 * share[i, j]:.0f}%", ha="center", va="center", fontsize=7)
-    ax.set_xticks(range(k), labels, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(k), labels, fontsize=8)
+    shown = [literal(lab) for lab in labels]
+    ax.set_xticks(range(k), shown, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(k), shown, fontsize=8)
     ax.set_xlabel("loses (column)")
     ax.set_ylabel("wins (row)")
     fig.colorbar(im, ax=ax, shrink=0.8, label="share of common instances won")
-    ax.set_title(f"{board.suite}: win rate (strictly lower mean objective)", fontsize=10)
+    ax.set_title(f"{literal(board.suite)}: win rate (strictly lower mean objective)", fontsize=10)
     return fig
 
 
@@ -276,11 +285,16 @@ def make_plots(board: Board, out_dir: str | Path) -> dict[str, str]:
     for kind in sorted({fa.kind for fa in board.facts.values()}):
         # a kind's own figures (e.g. a metric only it has), named after the kind so none collide
         figures.update({f"{kind}_{name}": draw for name, draw in get_kind(kind).plots().items()})
+    from matplotlib import rc_context
+
     for name, draw in figures.items():
         target = out / f"{name}.png"
-        fig = draw(board)
+        # a user's matplotlibrc may turn TeX on: user text is plain text here, whatever it holds
+        with rc_context({"text.usetex": False}):
+            fig = draw(board)
+            if fig is not None:
+                _save(fig, target)
         if fig is not None:
-            _save(fig, target)
             made[name] = f"{out.name}/{name}.png"
         elif target.exists():
             target.unlink()

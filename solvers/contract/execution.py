@@ -52,6 +52,18 @@ def _old_objects_frozen():
                 gc.unfreeze()
 
 
+def check_loop_counts(solver: Any) -> None:
+    """Refuse, before a run without a time limit, a loop-count parameter (``Param(loop=True)``) above
+    :data:`harness.caps.LOOP_COUNT`: nothing else would end that run."""
+    from harness import caps
+
+    for key, param in getattr(solver, "params", {}).items():
+        value = solver.config.get(key) if getattr(param, "loop", False) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            caps.LOOP_COUNT.check(value, f"solver {solver.name}'s {key} = {value:g} with no time limit (give a "
+                                         f"--time-limit to bound the run instead)")
+
+
 def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = None,
             on_report=None, stop: threading.Event | None = None, on_reporter=None) -> RunOutcome:
     """Check ``skip``, run ``solver.solve`` under ``budget``, time it, evaluate the result.
@@ -65,10 +77,12 @@ def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = Non
     ``skip`` declines the problem; callers that treat a decline as an outcome catch it
     instead of asking ``skip`` first (some solvers' checks build the base distances).
     """
+    budget = budget or Budget()
+    if budget.time_s is None:
+        check_loop_counts(solver)
     skipped, reason = solver.skip(problem)
     if skipped:
         raise SolverDeclined(solver.name, reason)
-    budget = budget or Budget()
     reporter = Reporter(budget, on_report=on_report, stop=stop)
     if on_reporter is not None:
         on_reporter(reporter)

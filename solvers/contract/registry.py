@@ -29,15 +29,21 @@ Solvers that live outside hopbench come in two ways:
 * modules that are not installed (a file beside your experiments, a test) are
   named in ``HOPBENCH_SOLVER_MODULES`` (comma-separated, importable from the
   ``PYTHONPATH``), which worker processes inherit.
+
+A plug-in that fails while it loads — a syntax error, an exception or ``SystemExit`` at import, a
+solver with no valid name or with a name already taken (a built-in's) — is left out, the solvers it
+registered before failing with it, and described in one line by :func:`plugin_failures`; every other
+solver keeps working.  Shipped modules are imported first, so no plug-in can take a built-in's name.
 """
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 import sys
 
-from harness.errors import HopbenchError
-from harness.plugins import import_named_modules
+from harness.errors import HopbenchError, PluginFailed
+from harness.plugins import failure_text, import_plugin, named_modules
 from solvers.contract.solver import Solver
 
 #: the packages whose modules are scanned for solvers (shipped ones, and files users drop in)
@@ -70,6 +76,10 @@ SHIPPED = frozenset(where for where, _ in BUILTIN.values())
 _REGISTRY: dict[str, type[Solver]] = {}
 _plugins_loaded = False
 _plugins: set[str] = set()
+#: plug-in (module or entry point) -> one line saying why it is not loaded
+_FAILURES: dict[str, str] = {}
+#: a solver name: what ``--solver A,B``, cell keys and file names can carry (the store keeps 64 characters)
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 
 
 def qualified_name(cls: type) -> str:
@@ -79,8 +89,10 @@ def qualified_name(cls: type) -> str:
 
 def register(cls: type[Solver]) -> type[Solver]:
     """Class decorator: make ``cls`` available as ``cls.name``."""
-    if not cls.name:
-        raise TypeError(f"{cls.__name__} needs a non-empty name")
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise TypeError(f"{cls.__name__} needs a name of 1 to 64 letters, digits, '-', '_', '.' or '+' "
+                        f"(got {name!r:.80})")
     existing = _REGISTRY.get(cls.name)
     owner = qualified_name(existing) if existing is not None else BUILTIN.get(cls.name, (None,))[0]
     # the same class again (its module reloaded) replaces itself; another class may not take the name, nor
@@ -95,35 +107,66 @@ def register(cls: type[Solver]) -> type[Solver]:
 ENTRY_POINT_GROUP = "hopbench.solvers"
 
 
+def _plugin(label: str, load) -> None:
+    """Run ``load`` (an import or an entry point's load and registration); on any failure, forget the solvers it
+    registered and record one line under ``label``."""
+    before = dict(_REGISTRY)
+
+    def failed(exc: BaseException) -> None:
+        _REGISTRY.clear()
+        _REGISTRY.update(before)
+        _FAILURES[label] = f"solver plug-in {label} not loaded: {failure_text(exc)}"
+
+    try:
+        load()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a plug-in's own code: whatever it raises is its failure
+        failed(exc)
+
+
 def _load_entry_points() -> None:
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
+        def load(ep=ep) -> None:
             loaded = ep.load()
-        except Exception as exc:  # a broken plug-in must not take hopbench down with it
-            raise HopbenchError(f"cannot load solver plug-in {ep.name!r} ({ep.value}) of the {ENTRY_POINT_GROUP} "
-                                f"entry points: {type(exc).__name__}: {exc}; fix or uninstall that package") from None
-        if isinstance(loaded, type) and issubclass(loaded, Solver):
-            register(loaded)
+            if isinstance(loaded, type) and issubclass(loaded, Solver):
+                register(loaded)
+        _plugin(f"entry point {ep.name!r} ({ep.value}) of {ENTRY_POINT_GROUP}", load)
+
+
+def _shipped_modules() -> set[str]:
+    return {name.split(":")[0] for name in SHIPPED}
 
 
 def _load_plugins() -> None:
     """Import what :data:`BUILTIN` does not name: other modules of the built-in packages (files dropped
-    there), installed entry points (once) and the modules of ``HOPBENCH_SOLVER_MODULES``."""
+    there), installed entry points (once) and the modules of ``HOPBENCH_SOLVER_MODULES``; a plug-in that
+    fails to load is recorded (:func:`plugin_failures`) and left out, the other solvers keep working."""
     global _plugins_loaded
     if not _plugins_loaded:
         _plugins_loaded = True
-        shipped_modules = {where.partition(":")[0] for where in SHIPPED}
+        shipped = _shipped_modules()
         for package in BUILTIN_PACKAGES:
             path = importlib.import_module(package).__path__
             for info in pkgutil.iter_modules(path):
                 module = f"{package}.{info.name}"
-                if not info.name.startswith("_") and module not in shipped_modules:
-                    importlib.import_module(module)
+                if not info.name.startswith("_") and module not in shipped:
+                    # a file a user dropped in: its failure is one line, and BUILTIN keeps its names
+                    _plugin(f"module {module!r}", lambda module=module: import_plugin(module))
         _load_entry_points()
     # plug-in modules may be named after the first lookup (tests set the variable late)
-    import_named_modules("HOPBENCH_SOLVER_MODULES", _plugins, "solver")
+    for module in named_modules("HOPBENCH_SOLVER_MODULES"):
+        if module not in _plugins:
+            _plugins.add(module)  # tried once: a broken module is not run again on every lookup
+            _plugin(f"module {module!r} (HOPBENCH_SOLVER_MODULES)", lambda module=module: import_plugin(module))
+
+
+def plugin_failures() -> list[str]:
+    """One line per solver plug-in that could not be loaded, each naming the plug-in and its error."""
+    _load_plugins()
+    return list(_FAILURES.values())
 
 
 def _builtin(name: str) -> type[Solver]:
@@ -170,7 +213,13 @@ def get(name: str) -> type[Solver]:
         from harness.suggestions import did_you_mean
 
         raise HopbenchError(f"unknown solver {name!r};{did_you_mean(name, names())} available: "
-                            f"{', '.join(names())}") from None
+                            f"{', '.join(names())}{failures_note()}") from None
+
+
+def failures_note() -> str:
+    """`` (solver plug-in ... not loaded: ...)`` when some plug-in failed to load, for an unknown-solver error
+    (the name asked for may be that plug-in's), else ``""``."""
+    return f" ({'; '.join(_FAILURES.values())})" if _FAILURES else ""
 
 
 def is_shipped(cls: type) -> bool:
@@ -197,9 +246,22 @@ def is_builtin(name: str) -> bool:
 
 
 def create(name: str, **params) -> Solver:
-    """Instantiate solver ``name`` with ``params`` (validated and type-converted)."""
-    return get(name)(**params)
+    """Instantiate solver ``name`` with ``params`` (validated and type-converted).
+
+    A plug-in whose ``__init__`` raises (``SystemExit`` included) is a one-line error naming it; a cell that
+    creates it records that line as its error.
+    """
+    cls = get(name)
+    try:
+        return cls(**params)
+    except HopbenchError:
+        raise
+    except (Exception, SystemExit) as exc:
+        if is_shipped(cls):
+            raise  # ours: a bug, with its traceback
+        raise PluginFailed(f"solver {name!r} (plug-in {qualified_name(cls)}) failed to start: {failure_text(exc)}; "
+                            f"fix its __init__") from None
 
 
-__all__ = ["BUILTIN", "SHIPPED", "create", "get", "is_builtin", "is_shipped", "kinds_of", "load_all",
-           "names", "qualified_name", "register"]
+__all__ = ["BUILTIN", "SHIPPED", "create", "get", "is_builtin", "is_shipped", "kinds_of", "load_all", "names",
+           "plugin_failures", "qualified_name", "register"]

@@ -32,7 +32,8 @@ class Param:
     numeric parameters (a hint, not a limit) and ``also`` lists special values
     searched beside that range (e.g. ``t = 0`` for "exhaustive");
     ``tunable=False`` keeps it out of the search space.  ``kind`` is the value type (taken from the default when not
-    given: bool, int, float or str).
+    given: bool, int, float or str).  ``loop=True`` marks a count of iterations (generations, moves, steps, samples)
+    that bounds a run with no time limit: such a run refuses a value above :data:`harness.caps.LOOP_COUNT`.
     """
 
     default: Any
@@ -46,6 +47,7 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     also: tuple = ()
+    loop: bool = False
 
     @property
     def type(self) -> type:

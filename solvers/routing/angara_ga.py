@@ -240,7 +240,7 @@ class AngaraGA(AngaraSolver):
                            minimum=1),
         "patience": Param(30, "stop after this many generations without a better fitness", minimum=1,
                           tunable=False),
-        "max_generations": Param(1000, "hard cap on generations", minimum=1, tunable=False),
+        "max_generations": Param(1000, loop=True, help="hard cap on generations", minimum=1, tunable=False),
         "fitness": Param("sigma4", "what selection minimises: sigma4 (the paper) or the problem objective",
                          choices=("sigma4", "objective")),
     }

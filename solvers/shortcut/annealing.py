@@ -279,13 +279,13 @@ class Annealing(Solver):
                         low=0.0, high=0.5, minimum=0.0, maximum=1.0),
         "block": Param(16, "consecutive proposals for the same shortcut (one removal matrix serves them)",
                        low=1, high=256, log=True, minimum=1),
-        "restarts": Param(0, "reheats: the schedule runs restarts+1 times, each from the best state",
+        "restarts": Param(0, loop=True, help="reheats: the schedule runs restarts+1 times, each from the best state",
                           low=0, high=8, minimum=0),
         "init": Param("empty", "start from: empty, random, or a solver's solution (e.g. edgecut-full, "
                                "edgecut-full:t=0)", tunable=False),
         "init_share": Param(0.25, "largest share of the budget an init solver may use", minimum=0.0, maximum=1.0,
                             tunable=False),
-        "moves": Param(200_000, "schedule length in moves when the run has neither a time nor an evaluation budget",
+        "moves": Param(200_000, loop=True, help="schedule length in moves when the run has neither a time nor an evaluation budget",
                        minimum=1, tunable=False),
         "cache_mb": Param(512, "memory for cached removal matrices (MB)", minimum=1, tunable=False),
         # ---- swap mode (the budget fills every port: graph golf's order/degree problem)

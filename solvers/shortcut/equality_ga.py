@@ -314,7 +314,7 @@ class EqualityGA(Solver):
     params = {
         "population": Param(100, "individuals per generation", low=20, high=400, log=True, minimum=4,
                             maximum=POPULATION_MAX),
-        "generations": Param(0, "generations to run (0: until the budget ends; 500 without a budget)",
+        "generations": Param(0, loop=True, help="generations to run (0: until the budget ends; 500 without a budget)",
                              tunable=False, minimum=0),
         "cxpb": Param(0.6, "probability that a pair is recombined", low=0.1, high=1.0, minimum=0.0, maximum=1.0),
         "mutpb": Param(0.6, "probability that a child is mutated", low=0.1, high=1.0, minimum=0.0, maximum=1.0),

@@ -161,7 +161,7 @@ class LiftTabu(Solver):
         "swap_share": Param(0.0, "share of the steps that also scan every 2-opt swap of two quotient edges "
                                  "(0: a walk keeps its quotient; at order 1 every step scans them)",
                             low=0.0, high=1.0, minimum=0.0, maximum=1.0),
-        "walk_steps": Param(600, "steps of one walk, from fresh random voltages on a new quotient (0: one walk)",
+        "walk_steps": Param(600, loop=True, help="steps of one walk, from fresh random voltages on a new quotient (0: one walk)",
                             low=100, high=20000, log=True, minimum=0, maximum=10**9, also=(0,)),
         "screen": Param(16, "random quotients drawn per walk; the walk takes the one whose non-backtracking "
                             "walks reach the quotient vertices most evenly (1: the first)",
@@ -169,7 +169,7 @@ class LiftTabu(Solver):
         "loops": Param("auto", "quotient loops (an edge between two vertices of one orbit, v and v + j n/g): on, "
                                "off, or auto: off when the quotient has more representatives than the degree cap",
                        choices=("auto", "on", "off"), tunable=False),
-        "steps": Param(200000, "most tabu steps of a run", minimum=1, maximum=10**12, tunable=False),
+        "steps": Param(200000, loop=True, help="most tabu steps of a run", minimum=1, maximum=10**12, tunable=False),
     }
 
     def plan(self, problem: ShortcutProblem) -> LiftPlan:

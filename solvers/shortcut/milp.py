@@ -115,7 +115,7 @@ class Milp(Solver):
         "warm_share": Param(0.05, "largest share of the budget the warm start may use", minimum=0.0, maximum=0.5,
                             tunable=False),
         "warm_max_s": Param(2.0, "largest time (s) the warm start may use", minimum=0.0, tunable=False),
-        "warm_moves": Param(20_000, "largest number of moves (annealing) or evaluations the warm start may use",
+        "warm_moves": Param(20_000, loop=True, help="largest number of moves (annealing) or evaluations the warm start may use",
                             minimum=1, tunable=False),
         "workers": Param(8, "CP-SAT search workers (0 = the CPUs this process may use); its portfolio needs about "
                             "8 to be diverse and proves these models faster with 8 than with 2, even on 2 cores",

@@ -213,9 +213,9 @@ class RandomMatching(Solver):
     params = {
         "y": Param(0, "matchings to add (target degree = max base degree + y, at most the cap); "
                       "0 = fill up to the cap", minimum=0, tunable=False),
-        "samples": Param(100, "random topologies drawn; the best is kept", low=1, high=1000, log=True,
+        "samples": Param(100, loop=True, help="random topologies drawn; the best is kept", low=1, high=1000, log=True,
                          minimum=1),
-        "tries": Param(10000, "random partner picks before the sequential scan", minimum=1, tunable=False),
+        "tries": Param(10000, loop=True, help="random partner picks before the sequential scan", minimum=1, tunable=False),
         "select": Param("diameter-aspl", "how samples are ranked: the paper's (diameter, ASPL), or the "
                                          "problem's objective first",
                         choices=("diameter-aspl", "objective"), tunable=False),
