@@ -71,7 +71,7 @@ def _warn_broken_plugins() -> None:
     """One line per solver plug-in that failed to load, once the command has done its work with the others
     (only when the command looked at the solvers: the registry is imported by the commands that do)."""
     registry = sys.modules.get("solvers.contract.registry")
-    if registry is not None and getattr(registry, "_loaded", False):
+    if registry is not None and getattr(registry, "_plugins_loaded", False):
         for line in registry.plugin_failures():
             print(f"warning: {line}; fix it, or take it out of HOPBENCH_SOLVER_MODULES (or uninstall its package)",
                   file=sys.stderr)

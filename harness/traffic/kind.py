@@ -29,7 +29,7 @@ from harness.problems.kind import (
     check_field_types,
     close_enough,
 )
-from harness.traffic.problem import OBJECTIVES, TRAFFIC_FORMAT
+from harness.traffic.problem import OBJECTIVES, TRAFFIC_FORMAT, is_spec
 
 FIELD_TYPES = {"network": str, "traffic": str, "routing": str, "endpoints": (int, str), "router": dict,
                "faults": float, "structure_seed": int, "load": float, "zero_load_packets": int, "objective": str,
@@ -68,12 +68,6 @@ def traffic_instance_id(fields: dict[str, Any]) -> str:
         if value is not None and value != DEFAULTS.get(key):
             out += f";{key}={_text(value)}"
     return out
-
-
-def _is_spec(text: str) -> bool:
-    from harness.graphs.topologies import KINDS
-
-    return text.split(":", 1)[0] in KINDS and ":" in text
 
 
 def _compare_points(kind: str, stored: list[dict[str, Any]], again: list[dict[str, Any]]) -> str:
@@ -171,7 +165,7 @@ class TrafficKind(ProblemKind):
         out = dict(fields)
         network = out.get("network")
         directory = getattr(resolver, "directory", None)
-        if isinstance(network, str) and directory is not None and not _is_spec(network):
+        if isinstance(network, str) and directory is not None and not is_spec(network):
             from pathlib import Path
 
             for folder in (Path(directory), Path(directory).parent):

@@ -31,6 +31,13 @@ OBJECTIVES = ("saturation",)
 DEFAULT_CURVE = 5
 
 
+def is_spec(text: str) -> bool:
+    """Whether ``text`` names a topology spec (``torus:8x8``) rather than a file."""
+    from harness.graphs.topologies import KINDS
+
+    return ":" in text and text.split(":", 1)[0] in KINDS
+
+
 @functools.lru_cache(maxsize=16)
 def _network(text: str) -> Any:
     from harness.problems.networks import load_network
@@ -109,6 +116,15 @@ class TrafficProblem:
         from harness.traffic import patterns
         from harness.traffic.study import grid_dims, pattern_dims
 
+        if not is_spec(self.network):
+            # a file: only that it is there (reading a routing table loads the compiled routing modules,
+            # which listing the suites must not); the rest is checked when a run prepares it
+            from pathlib import Path
+
+            if not Path(self.network_path or self.network).is_file():
+                raise HopbenchError(f"network file {self.network!r} not found (a name is read from the suite's folder "
+                                    f"or the folder above it); give a topology spec or an existing file")
+            return
         net = self.source
         hosts = patterns.Hosts.build(net.graph.n, endpoints_per_router(net, self.endpoints))
         patterns.make_pattern(self.traffic, hosts, seed=self.structure_seed, dims=pattern_dims(net, hosts))
