@@ -211,7 +211,7 @@ def recheck(cell: dict[str, Any], result: dict[str, Any], cache: dict[str, Any] 
         doc = result.get("solution")
         if not isinstance(doc, dict):
             raise HopbenchError("the result carries no solution document")
-        verdict = kind.check_result(problem, doc)
+        verdict = kind.check_result(problem, doc, trusted=trusted(cell))
         reason = verdict.reason if not verdict.valid else _trace_below_bound(kind, problem, result.get("trace"))
     except InvalidSolution as exc:
         verdict, reason = None, f"invalid solution: {exc}"

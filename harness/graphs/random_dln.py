@@ -16,27 +16,34 @@ import numpy as np
 from harness.errors import HopbenchError
 from harness.graphs.graph import Graph
 
-#: repair rounds per matching before the draw is given up (never reached for N >= 2y + 4 in practice)
-MAX_ROUNDS = 10_000
+#: repair rounds per matching before the draw is given up, and rounds in a row without fewer repeated
+#: links (a draw too dense to finish gives up early instead of looping)
+MAX_ROUNDS = 2_000
+STALL_ROUNDS = 50
 
 
 def random_shortcut_ring(n: int, y: int, seed: int = 1) -> Graph:
     """The ring of ``n`` switches plus ``y`` random perfect matchings drawn with ``seed`` (``n`` even)."""
     if n < 4 or n % 2:
         raise HopbenchError(f"dlnr:{n}:{y}: N must be even and at least 4 (a perfect matching pairs every switch)")
-    if not 0 <= y <= n - 3:
-        raise HopbenchError(f"dlnr:{n}:{y}: y shortcuts per switch must be 0..N-3 (each switch has N-3 possible "
-                            f"shortcut partners)")
+    if not 0 <= y <= max(0, n // 2 - 1):
+        raise HopbenchError(f"dlnr:{n}:{y}: y shortcuts per switch must be 0..N/2-1 (random matchings that avoid "
+                            f"every existing link get hard to draw beyond that); use fewer shortcuts")
     rng = np.random.default_rng(seed)
     i = np.arange(n)
     links = {(min(a, b), max(a, b)) for a, b in zip(i, (i + 1) % n)}
     parts = [np.stack([i, (i + 1) % n], axis=1)]
     for _ in range(y):
         pairs = rng.permutation(n).reshape(-1, 2)
+        fewest, stalled = len(pairs) + 1, 0
         for _round in range(MAX_ROUNDS):
             bad = [k for k, (a, b) in enumerate(pairs) if (min(a, b), max(a, b)) in links]
             if not bad:
                 break
+            fewest, stalled = (len(bad), 0) if len(bad) < fewest else (fewest, stalled + 1)
+            if stalled >= STALL_ROUNDS:
+                raise HopbenchError(f"dlnr:{n}:{y}: could not draw shortcut set {len(parts)} without repeating a "
+                                    f"link; use fewer shortcuts per switch")
             for k in bad:
                 # exchange partners with a random other pair when both new pairs are new links
                 j = int(rng.integers(len(pairs)))

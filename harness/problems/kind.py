@@ -261,7 +261,7 @@ class ProblemKind(ABC):
 
     # ------------------------------------------------------------------ re-verification (issue 34)
 
-    def check_result(self, problem: Any, doc: dict[str, Any]) -> Verdict:
+    def check_result(self, problem: Any, doc: dict[str, Any], *, trusted: bool = False) -> Verdict:
         """Re-verify a solver's result document as an answer to ``problem``, before anything records it.
 
         The harness never trusts a solver's own account: the document must verify from scratch
@@ -270,6 +270,10 @@ class ProblemKind(ABC):
         ``metrics`` are the recomputed ones, which callers record.  The default reads the
         document's problem from its ``"problem"`` field, else through :meth:`graph_of`; a kind
         whose documents hold neither overrides this (else its results are refused, saying so).
+
+        ``trusted``: the solver is shipped with hopbench.  A kind whose full re-evaluation is a second run
+        of the same deterministic measurement (a simulation) may then check the document's consistency
+        only; an untrusted solver's document is always re-evaluated in full.
         """
         from harness.problems.recheck import document_problem, problem_mismatch
 

@@ -157,7 +157,7 @@ class RoutingKind(ProblemKind):
 
         return table_from_dict(doc)[0]
 
-    def check_result(self, problem: Any, doc: dict[str, Any]) -> Verdict:
+    def check_result(self, problem: Any, doc: dict[str, Any], *, trusted: bool = False) -> Verdict:
         # the document's problem from its header (cheap) before its routes are verified
         from harness.problems.recheck import problem_mismatch
         from harness.problems.routing.table import problem_from_dict

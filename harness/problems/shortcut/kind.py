@@ -219,7 +219,7 @@ class ShortcutKind(ProblemKind):
 
         return solution_from_dict(doc)[0]
 
-    def check_result(self, problem: Any, doc: dict[str, Any]) -> Verdict:
+    def check_result(self, problem: Any, doc: dict[str, Any], *, trusted: bool = False) -> Verdict:
         # the problem first (cheap: no distances), then the full verification; a base given as edges
         # (a file: spec) must be the problem's very graph, not only carry its name
         from harness.problems.recheck import problem_mismatch

@@ -9,7 +9,7 @@ from harness.errors import HopbenchError
 from harness.graphs.topologies import parse_spec
 
 
-@pytest.mark.parametrize("n, y", [(16, 2), (64, 4), (256, 6), (512, 8), (10, 4)])
+@pytest.mark.parametrize("n, y", [(16, 2), (64, 4), (256, 6), (512, 8), (10, 4), (64, 31)])
 def test_it_is_the_ring_plus_y_perfect_matchings_and_regular(n, y):
     g = parse_spec(f"dlnr:{n}:{y}")
     assert g.n == n and g.m == n + y * n // 2
@@ -30,7 +30,8 @@ def test_random_shortcuts_shrink_the_diameter_as_the_paper_reports():
 
 
 @pytest.mark.parametrize("spec, fragment", [
-    ("dlnr:15:2", "N must be even"), ("dlnr:8:6", "y shortcuts per switch must be 0..N-3"),
+    ("dlnr:15:2", "N must be even"), ("dlnr:8:6", "y shortcuts per switch must be 0..N/2-1"),
+    ("dlnr:2000:1990", "y shortcuts per switch must be 0..N/2-1"),
     ("dlnr:64", "expected dlnr:N:y"), ("dlnr:64:x", "y must be an integer"), ("dlnr:64:2:-1", "seed must be >= 0"),
 ])
 def test_bad_specs_are_one_line_errors(spec, fragment):

@@ -177,3 +177,18 @@ def test_a_network_file_is_named_relative_to_its_suite_and_its_id_keeps_the_name
     path.write_text(path.read_text().replace("nets/ring8.edges", "nets/missing.edges"))
     with pytest.raises(HopbenchError, match="missing.edges"):
         load_suite(path)
+
+
+def test_the_coordinator_simulates_again_what_a_solver_hopbench_does_not_ship_reports(recorded):
+    # points forged consistently (metrics edited to match): the replay alone cannot tell
+    forged = _tampered(recorded, lambda d: d["curve"][0].update(latency_mean=1.0)
+                       or d["metrics"]["curve"][1].__setitem__(2, 1.0))
+    kind = get_kind("traffic")
+    problem = small(load=0.15)
+    assert kind.check_result(problem, recorded).valid
+    verdict = kind.check_result(problem, forged, trusted=False)
+    assert not verdict.valid and "does not reproduce" in verdict.reason
+    # the shipped simulator's own points are replayed, not simulated twice
+    assert kind.check_result(problem, forged, trusted=True).valid
+    other = kind.check_result(small(load=0.2), recorded, trusted=True)
+    assert not other.valid and "another problem" in other.reason
