@@ -105,3 +105,26 @@ def test_board_links_are_complete_and_consistent(suite_dir):
     # the solutions directory holds exactly the linked files (nothing stale, nothing unverified)
     on_disk = {p.resolve() for p in (suite_dir / "solutions").glob("*") if p.name.endswith(SOLUTION_SUFFIXES)}
     assert on_disk == links["csv"]
+
+
+@pytest.mark.parametrize("suite_dir", SUITES or [None],
+                         ids=[p.name for p in SUITES] or ["no-boards-committed-0-suites"])
+def test_no_published_run_beats_its_suites_stated_optimum(suite_dir):
+    """A published best better than the suite file's "proven optimum" proves that optimum wrong (as the
+    graphgolf (40, 5) optimum 2.2333 was, against a published graph at the lower bound 2.230769)."""
+    from harness.bench.suites import load_suite
+    from harness.problems.registry import is_maximised
+
+    if suite_dir is None:
+        assert not linked_files()
+        return
+    optima = {inst.id: (inst.optimum, getattr(inst.problem(), "objective", ""))
+              for inst in load_suite(suite_dir.name).instances if inst.optimum is not None}
+    rows = _rows(suite_dir)
+    for instance, best in zip(rows["instance"], rows["best"]):
+        if instance not in optima or pd.isna(best):
+            continue
+        optimum, objective = optima[instance]
+        margin = 1e-9 * max(1.0, abs(optimum))
+        beats = best > optimum + margin if is_maximised(objective) else best < optimum - margin
+        assert not beats, f"{suite_dir.name} {instance}: published best {best!r} beats the stated optimum {optimum!r}"
