@@ -273,8 +273,8 @@ class EdgeCutFull(_EdgeCut):
         peaks, totals, unreachable, squares = (np.concatenate(c) for c in zip(*parts))
         # ranked by the sum of squared loads, a smooth stand-in for the busiest channel: ranked by the peak
         # itself the greedy favours short links that move little traffic and never leaves a ring's load
-        # (ring:32, cap 4, 16 shortcuts, t=10, one draw: L = 4.72 ranked by L, 1.54 by the squares).  The best candidate is
-        # added even when the peak rises; the run returns the best graph of its sequence
+        # (ring:32, cap 4, 16 shortcuts, t=10, one draw: L = 4.72 ranked by L, 1.54 by the squares).
+        # The best candidate is added even when the peak rises; the run returns the best graph of its sequence
         keys = [unreachable.astype(float), squares, np.array([_load_key(p, 0, 0)[1] for p in peaks]),
                 totals.astype(float)]
         return first_minimum(keys), ""
