@@ -96,7 +96,8 @@ def pareto_markdown(df: "pd.DataFrame", suite_name: str) -> str:
              f"all three. All {len(df)} points: [pareto.csv](pareto.csv).", ""]
     for family, fam in df.groupby("family", sort=False):
         lines += [f"## {family}", "", f"![{family}](pareto-{_slug(family)}.png)", "",
-                  "| solver | objective | cap | budget | seed | ASPL | throughput bound | cable (m) |", "|---|---|---|---|---|---|---|---|"]
+                  "| solver | objective | cap | budget | seed | ASPL | throughput bound | cable (m) |",
+                  "|---|---|---|---|---|---|---|---|"]
         front = fam[fam["on_front"]].sort_values(["solver", "throughput_bound"])
         for r in front.itertuples(index=False):
             lines.append(f"| {r.solver} | {r.objective} | {r.cap} | {r.budget} | {r.seed} | {r.aspl:.4f} | "

@@ -71,9 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     for inst_id in [i for i in problems if i.endswith("/aspl")]:
         twin = inst_id[: -len("aspl")] + "channel-load"
         picks = []
-        for label, rows, by in (("ASPL-optimised", runs[(runs.instance == inst_id) & (runs.solver == args.solver)], "aspl"),
-                                ("load-optimised", runs[(runs.instance == twin) & (runs.solver == args.solver)], "load"),
-                                ("random", runs[(runs.instance == twin) & (runs.solver == "random")], "load")):
+        ours = runs[runs.solver == args.solver]
+        baseline = runs[runs.solver == "random"]
+        for label, rows in (("ASPL-optimised", ours[ours.instance == inst_id]),
+                            ("load-optimised", ours[ours.instance == twin]),
+                            ("random", baseline[baseline.instance == twin])):
             if rows.empty:
                 continue
             best = rows.sort_values(["objective", "seed"]).iloc[0]  # each row's own objective ranks it

@@ -15,7 +15,8 @@ from solvers.contract.execution import execute
 
 
 def run(name: str, problem: ShortcutProblem, evaluations: int, seed: int = 1, **params):
-    return execute(solvers.create(name, **params), problem, seed=seed, budget=Budget(time_s=120, evaluations=evaluations))
+    budget = Budget(time_s=120, evaluations=evaluations)
+    return execute(solvers.create(name, **params), problem, seed=seed, budget=budget)
 
 
 def test_the_takers_named_in_the_refusal_are_the_solvers_that_opt_in():
