@@ -1,0 +1,104 @@
+"""The compiled evaluation of a host-switch graph: a bit-parallel BFS over the switches, weighted by
+their host counts.
+
+A host's distance to a host on another switch is the switches' hop distance plus 2 (its two host
+links); hosts on one switch are 2 apart.  So every host pair is counted through its pair of
+switches, weighted by ``h_a h_b``, and no pair of hosts is ever visited.
+
+Each switch ``v`` holds a bitset ``A[v]`` of the source switches that have reached it (64 per
+uint64 word, blocks of at most :data:`MAX_WORDS` words); one BFS level is
+``B[v] = A[v] | OR of A over v's neighbours``, and the sources new at ``v`` on level ``L`` are
+``B[v] & ~A[v]``.  Their host weight is a weighted popcount: the host counts are split into bit
+planes (``P[q]`` holds the sources whose count has bit q), so the weight is
+``sum_q 2^q popcount(new & P[q])``, and level ``L`` adds ``L * h_v * weight`` to the ordered sum.
+"""
+from __future__ import annotations
+
+from harness import _threading  # noqa: F401  (threading defaults before numba)
+
+# isort: split
+
+import numba as nb
+import numpy as np
+
+from harness.engine.bitops import popcount64
+
+#: words per switch in one block of sources (64 words: 4,096 source switches, 2 MB per 4,096 switches)
+MAX_WORDS = 64
+
+
+@nb.njit(cache=True)
+def block_sums(nbr, deg, hosts, s0, s1, A, B, P, out):
+    """Add the block of source switches ``s0 .. s1 - 1`` to ``out``: ``out[0]`` the ordered sum of switch
+    distances over host pairs on different switches (weighted by host counts), ``out[1]`` how many such
+    ordered host pairs are connected, ``out[2]`` the largest switch distance between two switches that
+    both hold hosts (kept as a maximum).  ``A``, ``B``: ``(m, >= W)`` workspaces, ``P``: ``(16, >= W)`` (host counts below 2^16)."""
+    m = nbr.shape[0]
+    ns = s1 - s0
+    words = (ns + 63) >> 6
+    planes = 0
+    for k in range(ns):
+        h = hosts[s0 + k]
+        while (h >> planes) > 0:
+            planes += 1
+    for q in range(planes):
+        for w in range(words):
+            P[q, w] = 0
+    for k in range(ns):
+        h = hosts[s0 + k]
+        for q in range(planes):
+            if (h >> q) & 1:
+                P[q, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    for v in range(m):
+        for w in range(words):
+            A[v, w] = 0
+    for k in range(ns):
+        A[s0 + k, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    level = 0
+    while True:
+        level += 1
+        changed = False
+        for v in range(m):
+            hv = hosts[v]
+            weight = 0
+            for w in range(words):
+                acc = A[v, w]
+                for j in range(deg[v]):
+                    acc |= A[nbr[v, j], w]
+                B[v, w] = acc
+                new = acc & ~A[v, w]
+                if new != 0:
+                    changed = True
+                    if hv > 0:
+                        for q in range(planes):
+                            weight += popcount64(new & P[q, w]) << q
+            if weight > 0:
+                out[0] += level * hv * weight
+                out[1] += hv * weight
+                if level > out[2]:
+                    out[2] = level
+        if not changed:
+            break
+        A, B = B, A
+
+
+@nb.njit(cache=True)
+def switch_sums(nbr, deg, hosts, A, B, P, out):
+    """:func:`block_sums` over every switch as a source, in blocks of the workspace's width."""
+    m = nbr.shape[0]
+    out[0] = 0
+    out[1] = 0
+    out[2] = 0
+    step = 64 * A.shape[1]
+    s0 = 0
+    while s0 < m:
+        s1 = min(m, s0 + step)
+        block_sums(nbr, deg, hosts, s0, s1, A, B, P, out)
+        s0 = s1
+
+
+def workspace(switches: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``A``, ``B`` and the bit planes for :func:`switch_sums` on ``switches`` switches."""
+    words = max(1, min(MAX_WORDS, (switches + 63) // 64))
+    return (np.zeros((switches, words), np.uint64), np.zeros((switches, words), np.uint64),
+            np.zeros((16, words), np.uint64))
