@@ -76,6 +76,9 @@ class Run:
                   deg.copy(), hosts.copy(), work, out, np.zeros(K.N_STATS, np.int64))
         run.measure_current()
         run.best[:] = run.cur
+        far, s_target = run.targets()
+        # one switch holds every host 2 hops apart (the bound); a start may also meet the bound
+        run.optimal = m == 1 or (run.cur[K.V_R] == 0 and run.cur[K.V_FAR] <= far and run.cur[K.V_S] <= s_target)
         return run
 
     def measure_current(self) -> None:
@@ -232,9 +235,11 @@ class HostSwitchAnnealing(Solver):
                 elapsed = time.perf_counter() - t
                 done += chunk
                 report.count(max(made, 1))
-                if made and elapsed > 0:
-                    rate = made / elapsed
                 note(run)
+                if not made:
+                    return  # no legal move in a whole chunk of draws: a graph too small to change
+                if elapsed > 0:
+                    rate = made / elapsed
 
         if share > 0:
             for i, run in enumerate(runs):
