@@ -180,7 +180,7 @@ class HostSwitchAnnealing(Solver):
     def solve(self, problem: HostSwitchProblem, *, seed: int, budget: Budget, report: Reporter) -> HostSwitchGraph:
         cfg = self.config
         golf = problem.objective == "h_golf"
-        rng = np.array([np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(12345)], dtype=np.uint64)
+        rng = np.array([(int(seed) * 0x9E3779B97F4A7C15 + 12345) % 2**64], dtype=np.uint64)
         counts = candidate_counts(problem, int(cfg["switches"]), bool(cfg["switch_search"]),
                                   float(cfg["switch_step"]))
         runs = [Run.start(problem, m, rng) for m in counts]
