@@ -7,7 +7,8 @@ switches, weighted by ``h_a h_b``, and no pair of hosts is ever visited.
 
 Each switch ``v`` holds a bitset ``A[v]`` of the source switches that have reached it (64 per
 uint64 word, blocks of at most :data:`MAX_WORDS` words); one BFS level is
-``B[v] = A[v] | OR of A over v's neighbours``, and the sources new at ``v`` on level ``L`` are
+``B[v] = A[v] | OR of A over v's neighbours`` (row by row, so that the OR vectorises), and the
+sources new at ``v`` on level ``L`` are
 ``B[v] & ~A[v]``.  Their host weight is a weighted popcount: the host counts are split into bit
 planes (``P[q]`` holds the sources whose count has bit q), so the weight is
 ``sum_q 2^q popcount(new & P[q])``, and level ``L`` adds ``L * h_v * weight`` to the ordered sum.
@@ -32,7 +33,11 @@ def block_sums(nbr, deg, hosts, s0, s1, A, B, P, out):
     """Add the block of source switches ``s0 .. s1 - 1`` to ``out``: ``out[0]`` the ordered sum of switch
     distances over host pairs on different switches (weighted by host counts), ``out[1]`` how many such
     ordered host pairs are connected, ``out[2]`` the largest switch distance between two switches that
-    both hold hosts (kept as a maximum).  ``A``, ``B``: ``(m, >= W)`` workspaces, ``P``: ``(16, >= W)`` (host counts below 2^16)."""
+    both hold hosts (kept as a maximum).  ``A``, ``B``: ``(m, >= W)`` workspaces, ``P``: ``(16, >= W)``
+    (host counts below 2^16).
+
+    A switch that every source has reached is *full*: it is skipped from then on (its row no longer
+    changes), and a level only writes back the rows it changed."""
     m = nbr.shape[0]
     ns = s1 - s0
     words = (ns + 63) >> 6
@@ -49,37 +54,57 @@ def block_sums(nbr, deg, hosts, s0, s1, A, B, P, out):
         for q in range(planes):
             if (h >> q) & 1:
                 P[q, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    reached = np.zeros(m, np.int64)
+    full = np.zeros(m, np.bool_)
+    changed_rows = np.empty(m, np.int64)
     for v in range(m):
         for w in range(words):
             A[v, w] = 0
     for k in range(ns):
         A[s0 + k, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+        reached[s0 + k] = 1
+    for v in range(m):
+        full[v] = reached[v] == ns
     level = 0
     while True:
         level += 1
-        changed = False
+        nchanged = 0
         for v in range(m):
+            if full[v]:
+                continue
+            for w in range(words):
+                B[v, w] = A[v, w]
+            for j in range(deg[v]):
+                u = nbr[v, j]
+                for w in range(words):
+                    B[v, w] |= A[u, w]
             hv = hosts[v]
             weight = 0
+            count = 0
             for w in range(words):
-                acc = A[v, w]
-                for j in range(deg[v]):
-                    acc |= A[nbr[v, j], w]
-                B[v, w] = acc
-                new = acc & ~A[v, w]
+                new = B[v, w] & ~A[v, w]
                 if new != 0:
-                    changed = True
+                    count += popcount64(new)
                     if hv > 0:
                         for q in range(planes):
                             weight += popcount64(new & P[q, w]) << q
+            if count > 0:
+                changed_rows[nchanged] = v
+                nchanged += 1
+                reached[v] += count
             if weight > 0:
                 out[0] += level * hv * weight
                 out[1] += hv * weight
                 if level > out[2]:
                     out[2] = level
-        if not changed:
+        if nchanged == 0:
             break
-        A, B = B, A
+        for i in range(nchanged):
+            v = changed_rows[i]
+            for w in range(words):
+                A[v, w] = B[v, w]
+            if reached[v] == ns:
+                full[v] = True
 
 
 @nb.njit(cache=True)
