@@ -24,7 +24,10 @@ switches.  The total host distance is ``S + 2 n (n - 1)`` over ordered pairs wha
 **Acceptance**, lexicographic as Graph Golf ranks: fewer unconnected host pairs first; then, for
 ``h_golf``, the h-diameter is rigid (a longer one rejected, a shorter one accepted, as ORP's SA
 does); then Metropolis on ``S``.  The temperature falls geometrically from ``temp0`` to
-``temp1`` along the run's progress.
+``temp1`` along the run's progress.  The uniform draw of the Metropolis test comes before the
+evaluation: the move is accepted iff ``S_new - S < -T ln u``, so the BFS can stop as soon as its
+partial sums show that the move fails (``harness.problems.hostswitch._kernel.block_sums``): the
+walk is the one a full evaluation would take (tested), only faster.
 """
 from __future__ import annotations
 
@@ -40,8 +43,8 @@ import numpy as np
 from harness.problems.hostswitch._kernel import switch_sums
 
 # stats counters
-ST_EVALS, ST_ACCEPTED, ST_IMPROVED, ST_SWAPS, ST_SWINGS = range(5)
-N_STATS = 5
+ST_EVALS, ST_ACCEPTED, ST_IMPROVED, ST_SWAPS, ST_SWINGS, ST_EARLY = range(6)
+N_STATS = 6
 # current / best scalars: unreachable ordered pairs, far (switch distance), S
 V_R, V_FAR, V_S = range(3)
 
@@ -280,11 +283,12 @@ def better(golf, r1, f1, s1, r0, f0, s0):
 
 @nb.njit(cache=True)
 def anneal(state, nbr, deg, hosts, radix, golf, swing_share, evals, k0, k_total, p0, p1, temp0, temp1,
-           target_far, target_s, A, B, P, out, cur, best, best_nbr, best_deg, best_hosts, stats):
+           target_far, target_s, A, B, P, out, cur, best, best_nbr, best_deg, best_hosts, stats, bounded):
     """Run ``evals`` moves.  The temperature of move k (k0 <= k < k0 + evals) is
     ``temp0 (temp1 / temp0)^p``, p going from ``p0`` to ``p1`` over the chunk (with ``k_total`` > 0,
     p = k / k_total instead: an evaluation budget fixes the schedule whatever the chunking).
-    Returns True when the best state meets the target (the lower bound): nothing can beat it."""
+    Returns True when the best state meets the target (the lower bound): nothing can beat it.
+    ``bounded``: stop each evaluation as soon as the move is known to be rejected (the same walk, faster)."""
     m = nbr.shape[0]
     rows = np.empty(4, np.int64)
     saved_rows = np.empty((4, nbr.shape[1]), np.int64)
@@ -309,8 +313,24 @@ def anneal(state, nbr, deg, hosts, radix, golf, swing_share, evals, k0, k_total,
         if k == 0:
             continue  # no legal move found in 100 draws (a tiny graph): nothing to evaluate
         u = rng_unit(state)
-        switch_sums(nbr, deg, hosts, A, B, P, out)
+        # the draw comes first, so the search can stop as soon as the move is known to be rejected
+        # (a connected state only: from a disconnected one, any move that connects more is taken)
+        s_limit = -1.0
+        far_limit = -1
+        if bounded and cur[V_R] == 0:
+            s_limit = cur[V_S] - temp * math.log(max(u, 1e-300))
+            if golf:
+                far_limit = cur[V_FAR]
+        stopped = switch_sums(nbr, deg, hosts, A, B, P, out, s_limit, far_limit)
         stats[ST_EVALS] += 1
+        if stopped:
+            stats[ST_EARLY] += 1
+            if swing:
+                stats[ST_SWINGS] += 1
+            else:
+                stats[ST_SWAPS] += 1
+            undo(nbr, deg, hosts, rows, k, saved_rows, saved_deg, saved_hosts)
+            continue
         if swing:
             stats[ST_SWINGS] += 1
         else:
@@ -331,7 +351,7 @@ def anneal(state, nbr, deg, hosts, radix, golf, swing_share, evals, k0, k_total,
             accept = f_new < cur[V_FAR]
         else:
             delta = s_new - cur[V_S]
-            accept = delta <= 0 or u < math.exp(-delta / temp)
+            accept = delta <= 0 or delta < -temp * math.log(max(u, 1e-300))
         if accept:
             stats[ST_ACCEPTED] += 1
             cur[V_R] = r_new

@@ -100,14 +100,15 @@ class Run:
         return d_lb - 2, 2 * bounds.lower_bound_sum(n, self.problem.radix) - 2 * n * (n - 1)
 
     def anneal(self, evals: int, *, golf: bool, swing_share: float, k0: int, k_total: int, p0: float, p1: float,
-               t0: float, t1: float) -> None:
+               t0: float, t1: float, bounded: bool = True) -> None:
         if self.m == 1 or self.optimal:
             return
         far, s_target = self.targets()
         temp0, temp1 = max(1e-9, t0 * self.temp_scale), max(1e-12, t1 * self.temp_scale)
         self.optimal = bool(K.anneal(self.rng, self.nbr, self.deg, self.hosts, self.problem.radix, golf, swing_share,
                                      evals, k0, k_total, p0, p1, temp0, temp1, far, s_target, *self.work, self.out,
-                                     self.cur, self.best, self.best_nbr, self.best_deg, self.best_hosts, self.stats))
+                                     self.cur, self.best, self.best_nbr, self.best_deg, self.best_hosts, self.stats,
+                                     bounded))
 
     def best_key(self, golf: bool) -> tuple:
         r, far, s = (int(x) for x in self.best)
@@ -175,7 +176,7 @@ class HostSwitchAnnealing(Solver):
             run.anneal(8, golf=objective == "h_golf", swing_share=0.5, k0=0, k_total=8, p0=0.0, p1=0.0, t0=1.0,
                        t1=0.01)
             run.anneal(8, golf=objective == "h_golf", swing_share=0.5, k0=0, k_total=0, p0=0.0, p1=1.0, t0=1.0,
-                       t1=0.01)
+                       t1=0.01, bounded=False)
 
     def solve(self, problem: HostSwitchProblem, *, seed: int, budget: Budget, report: Reporter) -> HostSwitchGraph:
         cfg = self.config

@@ -29,7 +29,7 @@ MAX_WORDS = 64
 
 
 @nb.njit(cache=True)
-def block_sums(nbr, deg, hosts, s0, s1, A, B, P, out):
+def block_sums(nbr, deg, hosts, s0, s1, A, B, P, out, s_limit=-1.0, far_limit=-1, later=0):
     """Add the block of source switches ``s0 .. s1 - 1`` to ``out``: ``out[0]`` the ordered sum of switch
     distances over host pairs on different switches (weighted by host counts), ``out[1]`` how many such
     ordered host pairs are connected, ``out[2]`` the largest switch distance between two switches that
@@ -37,7 +37,15 @@ def block_sums(nbr, deg, hosts, s0, s1, A, B, P, out):
     (host counts below 2^16).
 
     A switch that every source has reached is *full*: it is skipped from then on (its row no longer
-    changes), and a level only writes back the rows it changed."""
+    changes), and a level only writes back the rows it changed.
+
+    **Stopping early** (an annealer that only needs to know whether a move beats a threshold): with
+    ``far_limit >= 0`` the search stops, returning True, once some host pair is known to be more than
+    ``far_limit`` switch hops apart; with ``s_limit >= 0`` it stops once the final ordered sum is known
+    to exceed ``s_limit``: after level L every pair not yet reached is at least L + 1 apart, and the
+    ``later`` ordered pairs of blocks still to come at least 1.  Under ``far_limit`` the sum is only
+    used once the far distance is known to be at least ``far_limit`` (a shorter one wins whatever the
+    sum).  Returns False when the block was measured in full."""
     m = nbr.shape[0]
     ns = s1 - s0
     words = (ns + 63) >> 6
@@ -65,6 +73,14 @@ def block_sums(nbr, deg, hosts, s0, s1, A, B, P, out):
         reached[s0 + k] = 1
     for v in range(m):
         full[v] = reached[v] == ns
+    # ordered host pairs from this block's sources to hosts on other switches, and those reached so far
+    n_hosts = 0
+    for v in range(m):
+        n_hosts += hosts[v]
+    pairs = 0
+    for k in range(ns):
+        pairs += hosts[s0 + k] * (n_hosts - hosts[s0 + k])
+    got = 0
     level = 0
     while True:
         level += 1
@@ -95,31 +111,51 @@ def block_sums(nbr, deg, hosts, s0, s1, A, B, P, out):
             if weight > 0:
                 out[0] += level * hv * weight
                 out[1] += hv * weight
+                got += hv * weight
                 if level > out[2]:
                     out[2] = level
         if nchanged == 0:
             break
+        rest = pairs - got
+        if rest > 0:
+            if far_limit >= 0 and level >= far_limit:
+                return True
+            if s_limit >= 0 and (far_limit < 0 or out[2] >= far_limit or level >= far_limit - 1):
+                if out[0] + (level + 1) * rest + later > s_limit:
+                    return True
         for i in range(nchanged):
             v = changed_rows[i]
             for w in range(words):
                 A[v, w] = B[v, w]
             if reached[v] == ns:
                 full[v] = True
+    return False
 
 
 @nb.njit(cache=True)
-def switch_sums(nbr, deg, hosts, A, B, P, out):
-    """:func:`block_sums` over every switch as a source, in blocks of the workspace's width."""
+def switch_sums(nbr, deg, hosts, A, B, P, out, s_limit=-1.0, far_limit=-1):
+    """:func:`block_sums` over every switch as a source, in blocks of the workspace's width; True when the
+    limits stopped it early (``out`` is then partial)."""
     m = nbr.shape[0]
     out[0] = 0
     out[1] = 0
     out[2] = 0
+    n_hosts = 0
+    for v in range(m):
+        n_hosts += hosts[v]
+    later = 0
+    for v in range(m):
+        later += hosts[v] * (n_hosts - hosts[v])
     step = 64 * A.shape[1]
     s0 = 0
     while s0 < m:
         s1 = min(m, s0 + step)
-        block_sums(nbr, deg, hosts, s0, s1, A, B, P, out)
+        for v in range(s0, s1):
+            later -= hosts[v] * (n_hosts - hosts[v])
+        if block_sums(nbr, deg, hosts, s0, s1, A, B, P, out, s_limit, far_limit, later):
+            return True
         s0 = s1
+    return False
 
 
 def workspace(switches: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -60,3 +60,20 @@ def test_stops_at_the_lower_bound(n, r):
     assert (ev.h_diameter, ev.h_aspl) == pytest.approx(bounds.lower_bounds(n, r))
     assert outcome.solution.extra["optimal"]
     assert outcome.evaluations < 100_000
+
+
+@pytest.mark.parametrize("n, r, m, objective", [(80, 6, 33, "h_golf"), (300, 12, 70, "h_golf"),
+                                                (48, 5, 20, "h_aspl"), (200, 4, 150, "h_golf")])
+def test_stopping_evaluations_early_walks_the_same_walk(n, r, m, objective):
+    # (200, 4) on 150 switches: sources in three blocks of 64 (a narrow workspace below)
+    ends = []
+    for bounded in (False, True):
+        state = Run.start(HostSwitchProblem(n, r, objective=objective), m, np.array([np.uint64(9)], dtype=np.uint64))
+        if m > 100:
+            state.work = (np.zeros((m, 1), np.uint64), np.zeros((m, 1), np.uint64), np.zeros((16, 1), np.uint64))
+        state.calibrate(0.5)
+        state.anneal(1500, golf=objective == "h_golf", swing_share=0.5, k0=0, k_total=1500, p0=0.0, p1=0.0, t0=0.5,
+                     t1=0.01, bounded=bounded)
+        ends.append((state.best.tolist(), state.best_nbr.tolist(), state.hosts.tolist(), int(state.stats[K.ST_EARLY])))
+    assert ends[0][:3] == ends[1][:3]
+    assert ends[0][3] == 0 and ends[1][3] > 0
