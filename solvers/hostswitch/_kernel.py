@@ -373,16 +373,14 @@ def anneal(state, nbr, deg, hosts, radix, golf, swing_share, evals, k0, k_total,
 
 
 @nb.njit(cache=True)
-def sample_deltas(state, nbr, deg, hosts, radix, swing_share, count, A, B, P, out, s_now):
-    """Mean increase of ``S`` over up to ``count`` random worsening moves from the current state (each undone):
-    the scale of the starting temperature."""
+def sample_deltas(state, nbr, deg, hosts, radix, swing_share, count, A, B, P, out, s_now, acc):
+    """Add the increase of ``S`` over the worsening ones of ``count`` random moves from the current state (each
+    undone) to ``acc[0]``, and their number to ``acc[1]``: the scale of the starting temperature."""
     m = nbr.shape[0]
     rows = np.empty(4, np.int64)
     saved_rows = np.empty((4, nbr.shape[1]), np.int64)
     saved_deg = np.empty(4, np.int64)
     saved_hosts = np.empty(4, np.int64)
-    total = 0.0
-    worse = 0
     for _ in range(count):
         swing = rng_unit(state) < swing_share
         k = 0
@@ -397,7 +395,6 @@ def sample_deltas(state, nbr, deg, hosts, radix, swing_share, count, A, B, P, ou
             continue
         switch_sums(nbr, deg, hosts, A, B, P, out)
         if out[0] > s_now:
-            total += out[0] - s_now
-            worse += 1
+            acc[0] += out[0] - s_now
+            acc[1] += 1
         undo(nbr, deg, hosts, rows, k, saved_rows, saved_deg, saved_hosts)
-    return total / worse if worse else 1.0

@@ -87,11 +87,19 @@ class Run:
         apart = n * n - int((self.hosts * self.hosts).sum())
         self.cur[:] = (apart - int(self.out[1]), int(self.out[2]), int(self.out[0]))
 
-    def calibrate(self, swing_share: float) -> None:
-        if self.m > 1:
-            self.temp_scale = float(K.sample_deltas(self.rng, self.nbr, self.deg, self.hosts, self.problem.radix,
-                                                    swing_share, CALIBRATION_MOVES, *self.work, self.out,
-                                                    int(self.cur[K.V_S])))
+    def calibrate(self, swing_share: float, should_stop=lambda: False) -> int:
+        """Set the temperature scale from random moves, 8 at a time while ``should_stop()`` says go on (a large
+        graph's move costs a tenth of a second); returns the moves evaluated."""
+        if self.m == 1:
+            return 0
+        acc = np.zeros(2)
+        done = 0
+        while done < CALIBRATION_MOVES and not (done and should_stop()):
+            K.sample_deltas(self.rng, self.nbr, self.deg, self.hosts, self.problem.radix, swing_share, 8, *self.work,
+                            self.out, int(self.cur[K.V_S]), acc)
+            done += 8
+        self.temp_scale = float(acc[0] / acc[1]) if acc[1] else 1.0
+        return done
 
     def targets(self) -> tuple[int, int]:
         """The best state's (far, S) at the lower bound: reaching both proves it optimal."""
@@ -186,8 +194,7 @@ class HostSwitchAnnealing(Solver):
                                   float(cfg["switch_step"]))
         runs = [Run.start(problem, m, rng) for m in counts]
         for run in runs:
-            run.calibrate(float(cfg["swing_share"]))
-        report.count(len(runs) * (1 + CALIBRATION_MOVES))
+            report.count(1 + run.calibrate(float(cfg["swing_share"]), report.should_stop))
         best_seen = math.inf
 
         def note(run: Run) -> None:
@@ -225,7 +232,7 @@ class HostSwitchAnnealing(Solver):
                     t_hi = total_time * hi if total_time is not None else math.inf
                     if now >= t_hi:
                         return
-                    chunk = 4 if rate is None else max(1, int(rate * min(CHUNK_SECONDS, t_hi - now)) + 1)
+                    chunk = 1 if rate is None else max(1, int(rate * min(CHUNK_SECONDS, t_hi - now)) + 1)
                     span = total_time * (hi - lo)
                     p0 = min(1.0, (now - total_time * lo) / span)
                     p1 = min(1.0, p0 + (chunk / rate if rate else 0.0) / span)
