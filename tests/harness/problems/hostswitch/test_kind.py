@@ -85,3 +85,16 @@ def test_suite_has_the_featured_pairs_with_their_bounds():
         assert points["lower bound"]["h_diameter"] == ORP_VALUES[pair][0]
     best = [r for r in suite.by_id["h65536/r64"].references if r["label"] == "best known"][0]
     assert (best["h_diameter"], best["h_aspl"]) == (5, 4.53)
+
+
+def test_a_traffic_instance_takes_the_hosts(tmp_path):
+    from harness.documents import dumps
+    from harness.problems.registry import get_kind
+
+    path = tmp_path / "hs.json"
+    path.write_text(dumps(small_graph().to_dict()))
+    traffic = get_kind("traffic")
+    fields = {"network": str(path), "traffic": "uniform", "routing": "updown", "endpoints": "hosts"}
+    problem = traffic.build(fields)
+    problem.check_light()
+    assert problem.prepared()[1].hosts == 14
