@@ -158,7 +158,8 @@ def candidate_counts(problem: HostSwitchProblem, fixed: int, search: bool, step:
 class HostSwitchAnnealing(Solver):
     name = "hostswitch-annealing"
     kinds = ("hostswitch",)
-    description = "simulated annealing of host-switch graphs with SWAP and SWING moves (as mnakao/ORP), switch count from Yasudo et al.'s estimate"
+    description = ("simulated annealing of host-switch graphs with SWAP and SWING moves (as mnakao/ORP), switch count "
+                   "from Yasudo et al.'s estimate")
     time_bound = True
     params = {
         "switches": Param(0, "switch count (0: Yasudo et al.'s estimate, searched around with switch_search)",
@@ -261,7 +262,8 @@ class HostSwitchAnnealing(Solver):
             winner = runs[0]
         phase(winner, share, 1.0)
         graph = winner.best_graph()
-        graph.extra = {"switches": winner.m, "candidates": counts, "evaluations": int(sum(r.stats[K.ST_EVALS] for r in runs)),
+        graph.extra = {"switches": winner.m, "candidates": counts,
+                       "evaluations": int(sum(r.stats[K.ST_EVALS] for r in runs)),
                        "accepted": int(sum(r.stats[K.ST_ACCEPTED] for r in runs)),
                        "optimal": bool(winner.optimal or winner.m == 1)}
         return graph

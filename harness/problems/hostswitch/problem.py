@@ -79,7 +79,8 @@ class HostSwitchProblem:
             raise HopbenchError(f"unknown host-switch objective {self.objective!r}; use one of {', '.join(OBJECTIVES)}")
         if self.switches is not None:
             low, high = bounds.min_switches(self.hosts, self.radix), bounds.max_switches(self.hosts, self.radix)
-            if isinstance(self.switches, bool) or not isinstance(self.switches, int) or not low <= self.switches <= high:
+            switches = self.switches
+            if isinstance(switches, bool) or not isinstance(switches, int) or not low <= switches <= high:
                 raise HopbenchError(f"switches must be an integer from {low} (the fewest that hold {self.hosts} hosts "
                                     f"of radix {self.radix} connected) to {high}, got {self.switches!r}")
 
