@@ -24,7 +24,7 @@ LAYERS = [
     ("harness.problems",),
     ("harness.analysis", "harness.traffic"),
     ("solvers", "solvers.contract"),
-    ("solvers.shortcut", "solvers.routing", "solvers.traffic"),
+    ("solvers.shortcut", "solvers.routing", "solvers.traffic", "solvers.hostswitch"),
     ("harness.bench",),
     ("harness.testing",),
     ("harness.report",),

@@ -7,7 +7,9 @@ graph (base plus shortcuts, validated first); a routing table
 (``hopbench.routes/1``) gives its torus, with node ids as in the table (first
 dimension fastest); a topology spec (``torus:8x8``, ...) gives that graph.  Writers:
 
-``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.graphs.edge_list.edge_list_text`)
+``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.graphs.edge_list.edge_list_text`);
+             for a host-switch result, the competition's host-switch file (``hosts switches radix``, then
+             host and switch links: :mod:`harness.problems.hostswitch.golf_file`)
 ``graphml``  GraphML with an integer (``int``) ``endpoints`` node attribute, as SST
              Merlin's ``topoAny`` reads it; base edges and shortcuts are told apart
              by the boolean edge attribute ``shortcut``
@@ -22,8 +24,9 @@ dimension fastest); a topology spec (``torus:8x8``, ...) gives that graph.  Writ
              a minimal next-hop table (``hopbench.next-hop/1``: towards each
              destination, the lowest-id neighbour on a shortest path)
 
-Endpoints per router (``--endpoints``, see :func:`endpoints_per_router`): an
-integer P (default 1) gives every router P endpoints (for a routing table, every
+Endpoints per router (``--endpoints``, see :func:`endpoints_per_router`): a
+host-switch result's own hosts by default (``hosts``); an integer P (default 1
+otherwise) gives every router P endpoints (for a routing table, every
 routed node); ``free`` gives each router of a shortcut solution its unused
 ports, ``cap - degree`` (the degree cap being the router radix).
 """
@@ -168,6 +171,11 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
         raise HopbenchError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     if fmt == "golf":
         from harness.graphs.edge_list import edge_list_text
+
+        if network.hosts is not None and network.radix is not None:
+            from harness.problems.hostswitch.golf_file import write_text
+
+            return write_text(network.radix, network.hosts, network.graph.edges)
 
         return edge_list_text(network.graph)
     if fmt == "graphml":
