@@ -47,14 +47,20 @@ for disconnected graphs.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from harness.engine.distances import DistanceState, dense_matrix_refusal, dense_state_seconds_estimate
+from harness.engine.dense import dense_matrix_refusal, dense_state_seconds_estimate
+from harness.engine.small_state import distance_state
 from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
 from solvers.shortcut._greedy import Progress, state_objective
 from solvers.shortcut.feasible import FeasiblePairs
+
+if TYPE_CHECKING:
+    from harness.engine.distances import DistanceState
 
 #: candidates scored per kernel call in exhaustive rounds; the time budget is
 #: polled between chunks, so one round never overruns it by more than a chunk
@@ -154,6 +160,12 @@ class _EdgeCut(Solver):
         """``(index of the candidate to add, '')``, or ``(None, why the run stops)``."""
         raise NotImplementedError
 
+    def warm_up(self) -> None:
+        # in a process that warms solvers up (run's workers, solve with a time limit, the Python API) the
+        # numba state is the one to compile before any clock starts: once its engine is imported,
+        # distance_state() always picks it
+        import harness.engine.distances  # noqa: F401
+
     def skip(self, problem: ShortcutProblem) -> tuple[bool, str]:
         skipped, reason = super().skip(problem)
         if skipped:
@@ -169,7 +181,10 @@ class _EdgeCut(Solver):
             stopped = {"stopped": "time limit before the distance matrix", "rounds": 0}
             return Solution(problem, np.empty((0, 2), np.int64), extra=stopped)
         pairs = FeasiblePairs(problem.base, problem.degree_cap)
-        state = DistanceState.from_graph(problem.base)
+        # a small, light solve in a process without numba keeps its matrix in numpy (same numbers, no second
+        # of loading numba); the work estimate is the n x n passes of scoring every round's endpoints
+        endpoints = problem.n if t == 0 else min(t, problem.n)
+        state = distance_state(problem.base, work=float(problem.budget) * endpoints * problem.n ** 2)
         progress = Progress(report)
         progress.offer(state_objective(state, problem.objective), shortcuts=0)
         chosen: list[tuple[int, int]] = []
