@@ -11,9 +11,9 @@ import re
 from typing import Any
 
 from harness.report.board import Board
-from harness.report.formatting import (GAP_LEGEND, fmt_failed, fmt_gap, fmt_metric, fmt_num, fmt_time, interleave,
-                                       is_missing, metric_columns_by_group, metric_legend, names_metric, reference_label,
-                                       reference_metric)
+from harness.report.formatting import (GAP_LEGEND, drop_empty_columns, few_seeds_note, fmt_failed, fmt_gap,
+                                       fmt_metric, fmt_num, fmt_time, interleave, is_missing, metric_columns_by_group,
+                                       metric_legend, names_metric, reference_label, reference_metric)
 
 
 #: a '<' that would open raw HTML in markdown (a tag, a closing tag, a comment, an autolink); '<=' stays
@@ -67,7 +67,8 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                   *[c.header for c in mcols], "Median time (s)", "Gap LB", "Gap opt."]
         header += ["Gap b.k."] if has_best_known else []
         header += ["Gap pub.", "Rank"]
-        lines += [f"## {_md(group)}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += [f"## {_md(group)}", ""]
+        table: list[list[str]] = []
         notes: dict[str, list[str]] = {}
         for instance in dict.fromkeys(r["instance"] for r in in_group):
             block = [r for r in in_group if r["instance"] == instance]
@@ -79,6 +80,8 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                     mean = fmt_num(rec["mean"])
                     if mean and not is_missing(rec["ci95"]):
                         mean += f" ± {fmt_num(rec['ci95'])}"
+                        few = few_seeds_note(rec)
+                        mean += f" {few}" if few else ""
                     best = fmt_num(rec["best"])
                     if best and rec["solution"]:
                         best = f"[{best}]({rec['solution']})"
@@ -97,7 +100,12 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                     cells += ["", ""]
                     if rec.get("note") and not is_missing(rec["note"]):
                         notes.setdefault(str(rec["note"]), []).append(_md(f"{instance} ({rec['label']})"))
-                lines.append("| " + " | ".join(cells) + " |")
+                table.append(cells)
+        # a column blank in every row (Gap opt. without optima, Failed when nothing failed) is left out;
+        # the first column (the instance, shown once per block) always has a value
+        header, table = drop_empty_columns(header, table, lambda cell: cell == "")
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(cells) + " |" for cells in table]
         lines.append("")
         for note, where in notes.items():
             lines.append(f"- † {_md(note)}: {', '.join(where)}")
