@@ -37,9 +37,6 @@ SMALL_STATE_WORK = 2e8
 
 #: candidates sharing an endpoint from which its tables beat direct passes (the numba state's rule)
 _TABLE_MIN = 12
-#: int32 entries of one batch of direct passes (16 MB)
-_DENSE_ELEMENTS = 1 << 22
-
 _BIG = 1 << 20  # an "infinite" distance in int32 arithmetic: 2 * _BIG + 1 still fits
 
 
@@ -152,34 +149,38 @@ class SmallDistanceState(HistogramMetrics):
         gx = np.where(swap, ys, xs)
         gy = np.where(swap, xs, ys)
         n = self.n
-        D = self.D.astype(np.int32)
-        lvl = -1 if level is None else int(level)
-        at = D == lvl if level is not None else None
-        width = int(D.max()) + 2
+        top = int(self.D.max())
+        # int16 holds every difference below (distances of at most 16,000 hops): half the memory traffic
+        D = self.D.astype(np.int16 if 2 * top + 2 < np.iinfo(np.int16).max else np.int32)
+        at = (D == int(level)) if level is not None else None
+        width = top + 2
         cols = np.arange(n)
-        offsets = cols * width  # column v's bins start at v * width
-        xs_u, group_size = np.unique(gx, return_counts=True)
-        big = set(xs_u[group_size >= _TABLE_MIN].tolist())
-        for x in big:
+        group_size = np.bincount(gx, minlength=n)
+        big = np.flatnonzero(group_size >= _TABLE_MIN)
+        for x in big.tolist():
             # many candidates share x (exhaustive rounds): its tables, then O(n) per candidate
             members = np.flatnonzero(gx == x)
-            bins = (np.maximum(D - D[:, x, None] - 1, 0) + offsets).ravel()  # M[u, v] in column v's bins
+            bins = (np.maximum(D - (D[:, x, None] + 1), 0).astype(np.int64) + cols * width).ravel()
             F = _saved_table(np.bincount(bins, minlength=n * width).reshape(n, width))
             rows = D[gy[members]]  # D[y, v] for each member y
             saved[members] = F[cols, rows].sum(axis=1)
             if at is not None:
                 G = _above_table(np.bincount(bins, weights=at.ravel(), minlength=n * width).reshape(n, width))
                 at_level[members] = G[cols, rows].sum(axis=1).astype(np.int64)
-        rest = np.flatnonzero(~np.isin(gx, list(big))) if big else np.arange(k)
-        step = max(1, _DENSE_ELEMENTS // max(n * n, 1))
-        for lo in range(0, rest.size, step):
-            # the others (sampled rounds): every pair's saving at once, a few candidates per batch
-            idx = rest[lo:lo + step]
-            T = D[None, :, :] - (D[:, gx[idx]].T[:, :, None] + 1) - D[gy[idx]][:, None, :]
-            positive = T > 0
-            saved[idx] = np.where(positive, T, 0).sum(axis=(1, 2))
+        for c in np.flatnonzero(group_size[gx] < _TABLE_MIN).tolist():
+            # the others (sampled rounds), one at a time on the pairs that can shorten: u at least two hops
+            # closer to x than to y, v at least two closer to y than to x (the numba kernels' pruning)
+            x, y = int(gx[c]), int(gy[c])
+            dx, dy = D[:, x], D[:, y]
+            us = np.flatnonzero(dx + 1 < dy)
+            vs = np.flatnonzero(dy + 1 < dx)
+            if us.size == 0 or vs.size == 0:
+                continue
+            T = D[np.ix_(us, vs)] - (dx[us, None] + 1) - dy[None, vs]
+            np.maximum(T, 0, out=T)
+            saved[c] = T.sum(dtype=np.int64)
             if at is not None:
-                at_level[idx] = (positive & at[None]).sum(axis=(1, 2))
+                at_level[c] = np.count_nonzero(T[at[np.ix_(us, vs)]])
         return saved, at_level
 
     def copy(self) -> "SmallDistanceState":
