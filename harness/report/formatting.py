@@ -126,6 +126,16 @@ def metric_columns_by_group(records: list[dict[str, Any]], kind_of: Callable[[di
     return {group: metric_columns(kind_of(groups[group][0]), groups[group]) for group in sorted(groups, key=natural_key)}
 
 
+def params_with_budget(rec: dict[str, Any]) -> str:
+    """A row's parameter label with its budget (``default @600s``): a 600 s row beside 60 s rows must say so.
+    Labels that carry a budget already (a solver run under several) and rows without one stay as they are."""
+    label = str(rec.get("params") or "")
+    budget = rec.get("budget")
+    if is_missing(budget) or not budget or " @" in label:
+        return label
+    return f"{label} @{budget}"
+
+
 #: below this many ok runs a 95% CI is marked: with 2 seeds Student's t(0.975, 1) = 12.7, so the interval
 #: rests on one difference and is very wide
 FEW_SEEDS = 3

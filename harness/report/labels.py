@@ -64,15 +64,16 @@ def with_budgets(runs: pd.DataFrame) -> pd.DataFrame:
 
     A cell's identity includes its time limit and evaluation budget, so the same
     parameters run at 10 s and at 60 s are two cells; averaging them together would
-    mix two experiments.  Every label shows its budget (``default @10s``,
-    ``default @60s``): a 600 s row beside 60 s rows of other solvers must say so.
+    mix two experiments.  Where a solver ran under several budgets, its labels show
+    them (``default @10s``, ``default @60s``).
     """
     runs = runs.copy()
-    budgets = [budget_label(t, k) for t, k in zip(runs["time_limit_s"], runs["cell_key"])]
-    suffix = [f" @{b}" if b else "" for b in budgets]
-    runs["params"] = [p + s for p, s in zip(runs["params"], suffix)]
-    runs["params_tag"] = [t + s for t, s in zip(runs["params_tag"].astype(str), suffix)]
-    return runs
+    runs["_budget"] = [budget_label(t, k) for t, k in zip(runs["time_limit_s"], runs["cell_key"])]
+    # only where a solver ran under several budgets: elsewhere the label would be noise
+    mixed = runs.groupby("solver")["_budget"].transform("nunique") > 1
+    runs.loc[mixed, "params"] = runs.loc[mixed, "params"] + " @" + runs.loc[mixed, "_budget"]
+    runs.loc[mixed, "params_tag"] = runs.loc[mixed, "params_tag"] + " @" + runs.loc[mixed, "_budget"]
+    return runs.drop(columns="_budget")
 
 
 def display_label(solver: str, params: str) -> str:

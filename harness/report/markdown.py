@@ -13,7 +13,8 @@ from typing import Any
 from harness.report.board import Board
 from harness.report.formatting import (GAP_LEGEND, drop_empty_columns, few_seeds_note, fmt_failed, fmt_gap,
                                        fmt_metric, fmt_num, fmt_time, interleave, is_missing, metric_columns_by_group,
-                                       metric_legend, names_metric, reference_label, reference_metric)
+                                       metric_legend, names_metric, params_with_budget, reference_label,
+                                       reference_metric)
 
 
 #: a '<' that would open raw HTML in markdown (a tag, a closing tag, a comment, an autolink); '<=' stays
@@ -88,7 +89,7 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                     pub = fmt_gap(rec["gap_published"])
                     if pub and names_metric(rec):
                         pub += f" ({_md(rec['published_metric'])})"
-                    cells += [_md(rec["solver"]), _md(rec["params"]), str(int(rec["runs"])), fmt_failed(rec), mean,
+                    cells += [_md(rec["solver"]), _md(params_with_budget(rec)), str(int(rec["runs"])), fmt_failed(rec), mean,
                               best, *[fmt_metric(c, rec[c.column]) for c in mcols], fmt_time(rec["median_time_s"]),
                               fmt_gap(rec["gap_lower_bound"]), fmt_gap(rec["gap_optimum"])]
                     cells += [fmt_gap(rec["gap_best_known"])] if has_best_known else []

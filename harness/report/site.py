@@ -38,7 +38,8 @@ from harness.outputs import OwnedDirectory, safe_name
 from harness.problems.registry import kind_of_objective
 from harness.report.formatting import (GAP_LEGEND, csv_unsafe, drop_empty_columns, few_seeds_note, fmt_failed,
                                        fmt_gap, fmt_metric, fmt_num, fmt_time, interleave, metric_columns_by_group,
-                                       metric_legend, names_metric, reference_label, reference_metric)
+                                       metric_legend, names_metric, params_with_budget, reference_label,
+                                       reference_metric)
 
 SITE_DIR = "site"
 #: suite names that would collide with the site: its directory and its index page
@@ -314,7 +315,7 @@ def _read_board(suite_dir: Path) -> tuple[dict[str, Any], Any, Any]:
 
     meta = _read_meta(suite_dir)
     text_cols = {c: str for c in ("suite", "instance", "group", "solver", "params", "params_json", "solution",
-                                  "published_metric", "objective_name", "source", "label", "note", "extra")}
+                                  "published_metric", "objective_name", "source", "label", "note", "extra", "budget")}
     tables = []
     for name in ("board.csv", "references.csv"):
         text = inputs.read_text(suite_dir / name, "board file")
@@ -401,7 +402,7 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
                         pub += f" ({_e(rec['published_metric'])})"
                     cells = [_td(_e(instance), cls="text", numeric=False), _td(fmt_num(n), n),
                              _td(_e(rec["solver"]), cls="text", numeric=False),
-                             _td(_e(rec["params"]), cls="text", numeric=False), _td(str(int(rec["runs"])), rec["runs"]),
+                             _td(_e(params_with_budget(rec)), cls="text", numeric=False), _td(str(int(rec["runs"])), rec["runs"]),
                              _td(_e(fmt_failed(rec)), cls="text", numeric=False),
                              _td(fmt_num(rec["mean"]), rec["mean"]), _ci_cell(rec),
                              _td(best, rec["best"]),

@@ -86,3 +86,14 @@ def test_a_ci_from_two_seeds_is_marked():
     assert few_seeds_note({"runs": 2, "ci95": 0.4}) == "(2 seeds)"
     assert few_seeds_note({"runs": 3, "ci95": 0.1}) == ""
     assert few_seeds_note({"runs": 1, "ci95": None}) == ""  # no interval at all
+
+
+def test_params_show_the_budget():
+    from harness.report.formatting import params_with_budget
+
+    # issue 35: equality-ga's 600 s row said only "default", like the 60 s rows beside it
+    assert params_with_budget({"params": "default", "budget": "600s"}) == "default @600s"
+    assert params_with_budget({"params": "t=5", "budget": "5s/200ev"}) == "t=5 @5s/200ev"
+    assert params_with_budget({"params": "default @10s", "budget": "10s"}) == "default @10s"  # said already
+    assert params_with_budget({"params": "default", "budget": float("nan")}) == "default"  # an older board.csv
+    assert params_with_budget({"params": "default"}) == "default"
