@@ -40,8 +40,10 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from harness import caps
 from harness.engine.bitops import popcount64, trailing_zeros64
+from harness.engine.dense import (  # noqa: F401  (re-exported: the cost of a dense matrix, without numba)
+    DENSE_STATE_SECONDS_PER_PAIR, SCALABLE_SOLVERS, HistogramMetrics, dense_matrix_refusal,
+    dense_state_seconds_estimate, distance_dtype)
 from harness.engine.small import DistanceSummary  # one result type for the numba and numpy paths
 from harness.graphs.graph import Graph
 
@@ -513,49 +515,6 @@ def aspl(g: Graph) -> float:
     return summary(g).aspl
 
 
-def distance_dtype(max_distance: int) -> type:
-    """uint8 when every distance (and the 255 'unreachable' sentinel) fits, else uint16."""
-    if max_distance < 255:
-        return np.uint8
-    if max_distance < 65535:
-        return np.uint16
-    raise ValueError(f"distances up to {max_distance} do not fit in uint16")
-
-
-#: seconds per vertex pair of building a dense distance state (the all-sources BFS, the matrix and its
-#: pair histogram), with margin: measured 3-9 ns on empty:10000, ring:10000, torus:100x100 and mesh:70x70
-#: (annealing's state, with its adjacency matrix, 6-13 ns), 2 cores idle
-DENSE_STATE_SECONDS_PER_PAIR = 1.5e-8
-
-
-def dense_state_seconds_estimate(n: int, matrices: float = 1.0) -> float:
-    """A generous estimate of the seconds to build ``matrices`` dense n x n distance matrices, which nothing
-    interrupts: a solver with less time left returns its start instead of overrunning its time limit."""
-    return DENSE_STATE_SECONDS_PER_PAIR * matrices * n * n
-
-
-#: what a refusal of :func:`dense_matrix_refusal` suggests instead, unless the caller names something else
-SCALABLE_SOLVERS = "use annealing's swap mode or random-matching for graphs this large"
-
-
-def dense_matrix_refusal(n: int, matrices: float = 1.0, instead: str = SCALABLE_SOLVERS) -> str:
-    """Why ``matrices`` dense n x n distance matrices (as :class:`DistanceState` keeps, two bytes a distance
-    from 255 vertices up) cannot be kept for a graph of ``n`` vertices; '' when they can.
-
-    The check is on ``n`` alone, before anything is built: against the cap
-    :data:`harness.caps.DENSE_MATRIX_BYTES` and the 16-bit entries (distances up to n - 1)."""
-    if n - 1 >= np.iinfo(np.uint16).max:
-        return (f"its dense distance matrix holds distances below 65,535 in 16 bits, and a graph of {n:,} "
-                f"vertices can be farther apart; {instead}")
-    need = int(matrices * n * n * np.dtype(distance_dtype(max(n - 1, 1))).itemsize)
-    limit = caps.DENSE_MATRIX_BYTES.limit()
-    if need > limit:
-        return (f"it keeps dense n x n distance matrices, {need / 2**30:.2f} GiB at n = {n:,}, above the cap of "
-                f"{limit / 2**30:.2f} GiB; {instead}, or raise "
-                f"{caps.DENSE_MATRIX_BYTES.env}=BYTES if the machine has the memory")
-    return ""
-
-
 def distance_matrix(g: Graph, *, dtype: type | None = None, words: int = WORDS) -> np.ndarray:
     """Dense ``n x n`` hop-distance matrix; unreachable pairs hold ``np.iinfo(dtype).max``.
 
@@ -591,37 +550,6 @@ class CandidateScores:
         pairs = self.n * (self.n - 1) // 2
         out = self.total / max(pairs, 1)
         return np.where(self.unreachable > 0, np.inf, out)
-
-
-class HistogramMetrics:
-    """Diameter, ASPL and unreachable pairs of a kept distance matrix ``D``, read off its pair
-    histogram ``hist`` (the last bin counts unreachable pairs) and its ``total`` distance."""
-
-    D: np.ndarray
-    hist: np.ndarray
-    total: int
-
-    @property
-    def n(self) -> int:
-        return self.D.shape[0]
-
-    @property
-    def unreachable(self) -> int:
-        return int(self.hist[-1])
-
-    @property
-    def diameter(self) -> float:
-        if self.unreachable:
-            return math.inf
-        nz = np.flatnonzero(self.hist[:-1])
-        return float(nz[-1]) if nz.size else 0.0
-
-    @property
-    def aspl(self) -> float:
-        pairs = self.n * (self.n - 1) // 2
-        if self.unreachable:
-            return math.inf
-        return self.total / pairs if pairs else 0.0
 
 
 class DistanceState(HistogramMetrics):

@@ -180,3 +180,42 @@ def _levels(n: int, spread: Spread) -> tuple[int, int, int]:
         diam = level
         reached += count
         front, nxt = nxt, front
+
+
+def small_distance_matrix(g: Graph, dtype: type) -> np.ndarray:
+    """The dense hop-distance matrix by the same level-by-level bit-parallel BFS; unreachable pairs hold
+    ``np.iinfo(dtype).max``.
+
+    Each level's new bits are unpacked into the matrix, so time grows with n * n * diameter; meant for
+    the few-hundred-vertex graphs of :mod:`harness.engine.small_state`.
+    """
+    n = g.n
+    inf = np.iinfo(dtype).max
+    D = np.full((n, n), inf, dtype)
+    np.fill_diagonal(D, 0)
+    indptr, indices = g.csr
+    degree = np.diff(indptr)
+    if n == 0 or int(degree.max()) == 0:
+        return D
+    # the padded gather handles isolated vertices (their slots point at the empty row n); for a small
+    # graph its table, at most n x n indices, is cheap
+    spread = _padded_spread(indptr, indices, degree, int(degree.max()))
+    words = (n + 63) // 64
+    v = np.arange(n)
+    front = np.zeros((n + 1, words), np.uint64)
+    front[v, v >> 6] = np.left_shift(np.uint64(1), (v & 63).astype(np.uint64))
+    nxt = np.zeros_like(front)
+    unseen = ~front[:n]
+    level = 0
+    while True:
+        level += 1
+        new = nxt[:n]
+        spread(front, new)
+        new &= unseen
+        if not new.any():
+            return D
+        unseen ^= new
+        # row v's bit s is set when source s first reaches v at this level (D is symmetric)
+        bits = np.unpackbits(new.view(np.uint8), axis=1, bitorder="little")[:, :n].astype(bool)
+        D[bits] = level
+        front, nxt = nxt, front

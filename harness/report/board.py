@@ -11,6 +11,8 @@ Optuna trials of ``hopbench tune`` (rows with a ``study``):
                      with ``s`` the sample standard deviation (blank for n = 1)
 ``best``             smallest objective (largest for a maximised one, a throughput); its run's
                      solution is written next to the board
+``budget``           the cells' budget, ``60s`` or ``5s/200ev`` (:func:`~harness.report.labels.budget_label`);
+                     the tables show it after the parameters (``default @600s``)
 ``median_time_s``    median wall time of the ok runs
 ``mean_<metric>``    the mean of each metric the instance's kind shows (diameter and ASPL;
                      max load and σ(4, R)) over the ok runs
@@ -58,7 +60,7 @@ from harness.errors import HopbenchError
 from harness.problems.kind import MetricColumn
 from harness.problems.registry import all_kinds, is_maximised
 from harness.report.facts import InstanceFacts, reference_values, suite_facts
-from harness.report.labels import display_label, param_labels, with_budgets
+from harness.report.labels import budget_label, display_label, param_labels, with_budgets
 from harness.report.statistics import ci95_halfwidth, rank_values, relative_gap
 
 if TYPE_CHECKING:
@@ -71,7 +73,7 @@ def board_columns() -> list[str]:
     reference points such as ``diameter_minus_lower_bound``; blank on other kinds' rows)."""
     metrics = list(dict.fromkeys(c.column for kind in all_kinds() for c in kind.metric_columns))
     return ["suite", "instance", "group", "n", "objective_name", "solver", "params", "params_json", "runs", "errors",
-            "timeouts", "skipped", "mean", "ci95", "std", "best", "worst", "median_time_s", *metrics, "lower_bound",
+            "timeouts", "skipped", "budget", "mean", "ci95", "std", "best", "worst", "median_time_s", *metrics, "lower_bound",
             "gap_lower_bound", "optimum", "gap_optimum", "best_known", "gap_best_known", "published_metric",
             "published_best", "published_metric_mean", "gap_published", "rank", "best_seed", "best_run_id",
             "solution"]
@@ -175,6 +177,8 @@ def aggregate(runs: pd.DataFrame, facts: dict[str, InstanceFacts], suite: str,
             "solver": solver, "params": labels[(solver, params)], "params_json": params,
             "runs": len(ok), "errors": int((g["status"] == "error").sum()),
             "timeouts": int((g["status"] == "timeout").sum()), "skipped": int((g["status"] == "skipped").sum()),
+            "budget": (budget_label(g["time_limit_s"].iloc[0], g["cell_key"].iloc[0])
+                       if "time_limit_s" in g and "cell_key" in g else None),
             "mean": mean, "ci95": ci95_halfwidth(np.array(objectives)) if objectives else None,
             "std": (float(np.std(objectives, ddof=1)) if len(objectives) > 1 and len(finite) == len(objectives)
                     else None),

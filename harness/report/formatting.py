@@ -11,6 +11,7 @@ read back), so the markdown board and the site show the same values.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable, Iterable
 
 from harness.problems.kind import MetricColumn
@@ -108,14 +109,51 @@ def metric_columns(kind: str, rows: Iterable[dict[str, Any]] = ()) -> list[Metri
             if c.minus is None or any(not is_missing(r.get(c.column)) for r in rows)]
 
 
+def natural_key(text: Any) -> tuple:
+    """A sort key that reads the numbers in a name as numbers: ``ring, cap 4`` before ``ring, cap 11``
+    (a plain string sort puts ``11`` first, and the order of first appearance is the suite file's)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+                 for part in re.split(r"(\d+)", str(text)) if part)
+
+
 def metric_columns_by_group(records: list[dict[str, Any]], kind_of: Callable[[dict[str, Any]], str]
                             ) -> dict[str, list[MetricColumn]]:
-    """Each group's metric columns (:func:`metric_columns` of the group's rows), groups in order of first
-    appearance; ``kind_of`` names the problem kind of a row."""
+    """Each group's metric columns (:func:`metric_columns` of the group's rows), groups in
+    :func:`natural_key` order; ``kind_of`` names the problem kind of a row."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         groups.setdefault(r["group"], []).append(r)
-    return {group: metric_columns(kind_of(rows[0]), rows) for group, rows in groups.items()}
+    return {group: metric_columns(kind_of(groups[group][0]), groups[group]) for group in sorted(groups, key=natural_key)}
+
+
+def params_with_budget(rec: dict[str, Any]) -> str:
+    """A row's parameter label with its budget (``default @600s``): a 600 s row beside 60 s rows must say so.
+    Labels that carry a budget already (a solver run under several) and rows without one stay as they are."""
+    label = str(rec.get("params") or "")
+    budget = rec.get("budget")
+    if is_missing(budget) or not budget or " @" in label:
+        return label
+    return f"{label} @{budget}"
+
+
+#: below this many ok runs a 95% CI is marked: with 2 seeds Student's t(0.975, 1) = 12.7, so the interval
+#: rests on one difference and is very wide
+FEW_SEEDS = 3
+
+
+def few_seeds_note(rec: dict[str, Any]) -> str:
+    """``(2 seeds)`` beside a row's 95% CI when it rests on fewer than :data:`FEW_SEEDS` runs; else ''."""
+    runs = rec.get("runs")
+    if is_missing(rec.get("ci95")) or is_missing(runs) or int(runs) >= FEW_SEEDS:
+        return ""
+    return f"({int(runs)} seeds)"
+
+
+def drop_empty_columns(heads: list[Any], rows: list[list[str]], empty: Callable[[str], bool]) -> tuple[list, list]:
+    """The table without the columns whose every cell is ``empty`` (a suite without optima has no Gap
+    opt. column, a board of single-seed rows no CI column)."""
+    keep = [j for j in range(len(heads)) if not all(empty(row[j]) for row in rows)] if rows else list(range(len(heads)))
+    return [heads[j] for j in keep], [[row[j] for j in keep] for row in rows]
 
 
 def fmt_diff(x: Any, digits: int = 4) -> str:
@@ -183,11 +221,13 @@ GAP_LEGEND = (
     "**Columns.** *Runs*: ok runs (seeds) in the statistics; *Failed*: cells that ended in an error or a "
     "timeout, or that the solver declined (a row whose every cell was declined has no statistics). "
     "*Mean ± 95% CI*: mean objective over the ok runs ± the half-width of the Student-t 95% confidence "
-    "interval (blank for one run). *Best*: the best run's objective, linked "
+    "interval (blank for one run; marked *(2 seeds)* when it rests on two runs, where t = 12.7 makes it "
+    "very wide). *Best*: the best run's objective, linked "
     "to its solution file (`hopbench verify FILE` re-checks it). *Gap LB*: (mean − lower bound) / lower bound, "
     "the bound being Moore/Cerf for (N, cap) through the objective, or ceil(γ_perfect) on the max channel load "
     "of a routing table. *Gap opt.*: to the proven optimum. *Gap pub.*: our mean of the compared metric "
     "(named in brackets when it is not the objective) against the best published value of that metric. "
     "*Rank*: by mean objective per instance, ties share a rank. Rows marked † are the papers' published "
-    "values, not our runs."
+    "values, not our runs. *Params* ends with the cell's budget (`@60s`: its time limit; `/2000ev`: an "
+    "evaluation budget). A column that is blank in every row of a table is left out."
 )

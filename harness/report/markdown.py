@@ -11,8 +11,9 @@ import re
 from typing import Any
 
 from harness.report.board import Board
-from harness.report.formatting import (GAP_LEGEND, fmt_failed, fmt_gap, fmt_metric, fmt_num, fmt_time, interleave,
-                                       is_missing, metric_columns_by_group, metric_legend, names_metric, reference_label,
+from harness.report.formatting import (GAP_LEGEND, drop_empty_columns, few_seeds_note, fmt_failed, fmt_gap,
+                                       fmt_metric, fmt_num, fmt_time, interleave, is_missing, metric_columns_by_group,
+                                       metric_legend, names_metric, params_with_budget, reference_label,
                                        reference_metric)
 
 
@@ -69,7 +70,8 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                   *[c.header for c in mcols], "Median time (s)", "Gap LB", "Gap opt."]
         header += ["Gap b.k."] if has_best_known else []
         header += ["Gap pub.", "Rank"]
-        lines += [f"## {_md(group)}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += [f"## {_md(group)}", ""]
+        table: list[list[str]] = []
         notes: dict[str, list[str]] = {}
         for instance in dict.fromkeys(r["instance"] for r in in_group):
             block = [r for r in in_group if r["instance"] == instance]
@@ -81,13 +83,15 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                     mean = fmt_num(rec["mean"])
                     if mean and not is_missing(rec["ci95"]):
                         mean += f" ± {fmt_num(rec['ci95'])}"
+                        few = few_seeds_note(rec)
+                        mean += f" {few}" if few else ""
                     best = fmt_num(rec["best"])
                     if best and rec["solution"]:
                         best = f"[{best}]({rec['solution']})"
                     pub = fmt_gap(rec["gap_published"])
                     if pub and names_metric(rec):
                         pub += f" ({_md(rec['published_metric'])})"
-                    cells += [_md(rec["solver"]), _md(rec["params"]), str(int(rec["runs"])), fmt_failed(rec), mean,
+                    cells += [_md(rec["solver"]), _md(params_with_budget(rec)), str(int(rec["runs"])), fmt_failed(rec), mean,
                               best, *[fmt_metric(c, rec[c.column]) for c in mcols], fmt_time(rec["median_time_s"]),
                               fmt_gap(rec["gap_lower_bound"]), fmt_gap(rec["gap_optimum"])]
                     cells += [fmt_gap(rec["gap_best_known"])] if has_best_known else []
@@ -99,7 +103,12 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                     cells += ["", ""]
                     if rec.get("note") and not is_missing(rec["note"]):
                         notes.setdefault(str(rec["note"]), []).append(_md(f"{instance} ({rec['label']})"))
-                lines.append("| " + " | ".join(cells) + " |")
+                table.append(cells)
+        # a column blank in every row (Gap opt. without optima, Failed when nothing failed) is left out;
+        # the first column (the instance, shown once per block) always has a value
+        header, table = drop_empty_columns(header, table, lambda cell: cell == "")
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(cells) + " |" for cells in table]
         lines.append("")
         for note, where in notes.items():
             lines.append(f"- † {_md(note)}: {', '.join(where)}")

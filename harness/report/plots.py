@@ -187,6 +187,11 @@ def _log_time_axis(ax, lo: float, hi: float) -> None:
     ax.tick_params(axis="x", labelsize=8)
 
 
+#: per-label marker and dash pattern of the anytime curves
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+_DASHES = ("-", "--", "-.", ":")
+
+
 def anytime_figure(board: Board):
     """The anytime-curves figure, or None when no run has a finite trace point."""
     if board.traces.empty:
@@ -219,12 +224,16 @@ def anytime_figure(board: Board):
         lo = max(min(times) / 2, 1e-6)
         hi = max(max(ends or times), max(times)) * 1.05
         grid = np.geomspace(lo, hi, 200)
-        for label, pts in all_points:
+        for k, (label, pts) in enumerate(all_points):
             q = anytime_quantiles(pts, grid)
             mid = np.isfinite(q[1])
             if not mid.any():
                 continue
-            ax.step(grid[mid], q[1][mid], where="post", color=colors[label], label=literal(label), linewidth=1.3)
+            # curves that coincide (two solvers at the same value) stay visible: each label has its own marker
+            # and dash pattern, markers placed at staggered grid points so they do not hide each other
+            ax.step(grid[mid], q[1][mid], where="post", color=colors[label], label=literal(label), linewidth=1.3,
+                    linestyle=_DASHES[k % len(_DASHES)], marker=_MARKERS[k % len(_MARKERS)], markersize=4,
+                    markevery=(3 * k % 25, 25))
             band = np.isfinite(q[0]) & np.isfinite(q[2])
             if band.any():
                 ax.fill_between(grid[band], q[0][band], q[2][band], step="post", color=colors[label], alpha=0.18,

@@ -36,8 +36,9 @@ from harness import inputs
 from harness.errors import HopbenchError
 from harness.outputs import OwnedDirectory, safe_name
 from harness.problems.registry import kind_of_objective
-from harness.report.formatting import (GAP_LEGEND, csv_unsafe, fmt_failed, fmt_gap, fmt_metric, fmt_num, fmt_time,
-                                       interleave, metric_columns_by_group, metric_legend, names_metric, reference_label,
+from harness.report.formatting import (GAP_LEGEND, csv_unsafe, drop_empty_columns, few_seeds_note, fmt_failed,
+                                       fmt_gap, fmt_metric, fmt_num, fmt_time, interleave, metric_columns_by_group,
+                                       metric_legend, names_metric, params_with_budget, reference_label,
                                        reference_metric)
 
 SITE_DIR = "site"
@@ -98,7 +99,9 @@ JS = r"""/* hopbench leaderboard tables: click a header to sort; '#selftest' che
   }
 
   function selfTest() {
-    var out = { page: document.title, errors: window.__hopbenchErrors || [], tables: [], sort: null };
+    // width: whether the page fits the window (a wide table scrolls inside its own box instead)
+    var out = { page: document.title, errors: window.__hopbenchErrors || [], tables: [], sort: null,
+                width: { view: window.innerWidth, page: document.documentElement.scrollWidth } };
     var tables = document.querySelectorAll('table.sortable');
     Array.prototype.forEach.call(tables, function (t) { out.tables.push({ id: t.id, rows: rowKeys(t) }); });
     for (var k = 0; k < tables.length && out.sort === null; k++) {
@@ -149,7 +152,14 @@ nav { margin-bottom: 1em; }
 p.prov, p.legend { font-size: 0.85em; color: #555; max-width: 80em; }
 table { border-collapse: collapse; font-size: 0.82em; margin: 0.5em 0 1em; }
 th, td { border: 1px solid #ddd; padding: 0.2em 0.45em; text-align: right; white-space: nowrap; }
-th { background: #f3f3f3; cursor: pointer; user-select: none; position: sticky; top: 0; }
+th { background: #f3f3f3; cursor: pointer; user-select: none; }
+/* a table wider than the window scrolls in its own box, the page does not; long text (solver lists,
+   descriptions, reference labels) wraps at spaces within 12-24em; ids, names and numbers never break */
+div.scroll { overflow-x: auto; max-width: 100%; }
+td.wrap { white-space: normal; min-width: 12em; max-width: 24em; }
+#suites td.wrap { min-width: 8em; } td.date { white-space: normal; min-width: 6em; }
+td.desc { overflow-wrap: anywhere; }  /* a URL in a description may break */
+small.few { color: #a15c00; }
 th[aria-sort=ascending]::after { content: " \\25B2"; }
 th[aria-sort=descending]::after { content: " \\25BC"; }
 td.text, th.text { text-align: left; }
@@ -234,6 +244,24 @@ def _td(text: str, value: Any = None, *, cls: str = "", numeric: bool = True, ti
     return f"<td{attrs}>{text}</td>"
 
 
+_BLANK_TD = re.compile(r"<td[^>]*></td>")
+
+
+def _blank_cell(cell: str) -> bool:
+    """Whether a rendered cell shows nothing."""
+    return bool(_BLANK_TD.fullmatch(cell))
+
+
+def _ci_cell(rec: dict[str, Any]) -> str:
+    """The 95% CI cell, marked when it rests on two seeds (:func:`few_seeds_note`)."""
+    text = fmt_num(rec["ci95"])
+    note = few_seeds_note(rec)
+    if note:
+        return _td(f'{text} <small class="few">{_e(note)}</small>', rec["ci95"],
+                   title=f"a 95% CI from {int(rec['runs'])} runs: Student's t(0.975, 1) = 12.7 makes it very wide")
+    return _td(text, rec["ci95"])
+
+
 def check_suite_name(name: Any, what: str = "suite name") -> str:
     """A suite name that can name its board directory and its page: a :func:`~harness.outputs.safe_name`,
     neither the site's directory nor its index page."""
@@ -287,7 +315,7 @@ def _read_board(suite_dir: Path) -> tuple[dict[str, Any], Any, Any]:
 
     meta = _read_meta(suite_dir)
     text_cols = {c: str for c in ("suite", "instance", "group", "solver", "params", "params_json", "solution",
-                                  "published_metric", "objective_name", "source", "label", "note", "extra")}
+                                  "published_metric", "objective_name", "source", "label", "note", "extra", "budget")}
     tables = []
     for name in ("board.csv", "references.csv"):
         text = inputs.read_text(suite_dir / name, "board file")
@@ -359,10 +387,7 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
             heads.append(("gap_best_known", "Gap b.k.", "num"))
         heads += [("gap_published", "Gap pub.", "num"), ("rank", "Rank", "num")]
         body.append(f'<h2 id="g-{_anchor(group)}">{_e(group)}</h2>')
-        body.append(f'<table class="board sortable" id="table-{number}"><thead><tr>'
-                    + "".join(f'<th data-key="{k}" data-type="{t}"' + (' class="text"' if t == "text" else "")
-                              + f">{_e(h)}</th>" for k, h, t in heads)
-                    + "</tr></thead><tbody>")
+        table: list[tuple[str, list[str]]] = []  # (the <tr ...> opening, its cells)
         for instance in dict.fromkeys(r["instance"] for r in in_group):
             block = [r for r in in_group if r["instance"] == instance]
             n = block[0]["n"]
@@ -377,9 +402,9 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
                         pub += f" ({_e(rec['published_metric'])})"
                     cells = [_td(_e(instance), cls="text", numeric=False), _td(fmt_num(n), n),
                              _td(_e(rec["solver"]), cls="text", numeric=False),
-                             _td(_e(rec["params"]), cls="text", numeric=False), _td(str(int(rec["runs"])), rec["runs"]),
+                             _td(_e(params_with_budget(rec)), cls="text", numeric=False), _td(str(int(rec["runs"])), rec["runs"]),
                              _td(_e(fmt_failed(rec)), cls="text", numeric=False),
-                             _td(fmt_num(rec["mean"]), rec["mean"]), _td(fmt_num(rec["ci95"]), rec["ci95"]),
+                             _td(fmt_num(rec["mean"]), rec["mean"]), _ci_cell(rec),
                              _td(best, rec["best"]),
                              *[_td(fmt_metric(c, rec[c.column]), rec[c.column]) for c in mcols],
                              _td(fmt_time(rec["median_time_s"]), rec["median_time_s"]),
@@ -388,12 +413,12 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
                     if has_best_known:
                         cells.append(_td(fmt_gap(rec["gap_best_known"]), rec["gap_best_known"]))
                     cells += [_td(pub, rec["gap_published"]), _td(fmt_num(rec["rank"]), rec["rank"])]
-                    body.append(f'<tr class="ours" data-row="{_e(key)}">' + "".join(cells) + "</tr>")
+                    table.append((f'<tr class="ours" data-row="{_e(key)}">', cells))
                 else:
                     key = f"†|{instance}|{rec.get('label')}|{rec.get('source')}"
                     blank = _td("", None)
                     cells = [_td(_e(instance), cls="text", numeric=False), _td(fmt_num(n), n),
-                             _td(_e(reference_label(rec)), cls="text", numeric=False, title=rec.get("note")),
+                             _td(_e(reference_label(rec)), cls="text wrap", numeric=False, title=rec.get("note")),
                              _td("published", cls="text", numeric=False), blank, _td("", cls="text", numeric=False),
                              _td(fmt_num(rec.get("objective")), rec.get("objective")), blank, blank,
                              *[_td(reference_metric(c, rec), rec.get(c.metric) if c.minus is None else None)
@@ -402,8 +427,15 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
                     if has_best_known:
                         cells.append(blank)
                     cells += [blank, blank]
-                    body.append(f'<tr class="published" data-row="{_e(key)}">' + "".join(cells) + "</tr>")
-        body.append("</tbody></table>")
+                    table.append((f'<tr class="published" data-row="{_e(key)}">', cells))
+        # a column blank in every row (Gap opt. without optima, the CI of single runs) is left out
+        heads, cells_kept = drop_empty_columns(heads, [cells for _, cells in table], _blank_cell)
+        body.append(f'<div class="scroll"><table class="board sortable" id="table-{number}"><thead><tr>'
+                    + "".join(f'<th data-key="{k}" data-type="{t}"' + (' class="text"' if t == "text" else "")
+                              + f">{_e(h)}</th>" for k, h, t in heads)
+                    + "</tr></thead><tbody>")
+        body.extend(opening + "".join(cells) + "</tr>" for (opening, _), cells in zip(table, cells_kept))
+        body.append("</tbody></table></div>")
     if plots:
         body.append('<h2 id="plots">Plots</h2><section class="plots">')
         for name, rel in plots.items():
@@ -426,7 +458,7 @@ def index_page(metas: list[dict[str, Any]]) -> str:
         heads = [("suite", "Suite", "text"), ("kinds", "Problems", "text"), ("instances", "Instances", "num"),
                  ("rows", "Rows", "num"), ("solvers", "Solvers", "text"), ("runs", "Runs", "num"),
                  ("last", "Last run", "text"), ("description", "Description", "text")]
-        body.append('<table class="sortable" id="suites"><thead><tr>'
+        body.append('<div class="scroll"><table class="sortable" id="suites"><thead><tr>'
                     + "".join(f'<th data-key="{k}" data-type="{t}"' + (' class="text"' if t == "text" else "")
                               + f">{_e(h)}</th>" for k, h, t in heads) + "</tr></thead><tbody>")
         for m in metas:
@@ -435,12 +467,12 @@ def index_page(metas: list[dict[str, Any]]) -> str:
                      _td(_e(", ".join(m.get("kinds", []))), cls="text", numeric=False),
                      _td(_e(m.get("instances", 0)), m.get("instances", 0)),
                      _td(_e(m.get("rows", 0)), m.get("rows", 0)),
-                     _td(_e(", ".join(m.get("solvers", []))), cls="text", numeric=False),
+                     _td(_e(", ".join(m.get("solvers", []))), cls="text wrap", numeric=False),
                      _td(_e(prov.get("runs", 0)), prov.get("runs", 0)),
-                     _td(_e(prov.get("last_finished") or ""), cls="text", numeric=False),
-                     _td(_e(m.get("description", "")), cls="text", numeric=False)]
+                     _td(_e((prov.get("last_finished") or "").replace("T", " ")), cls="text date", numeric=False),
+                     _td(_e(m.get("description", "")), cls="text wrap desc", numeric=False)]
             body.append(f'<tr data-row="{_e(m["suite"])}">' + "".join(cells) + "</tr>")
-        body.append("</tbody></table>")
+        body.append("</tbody></table></div>")
     return _page("hopbench leaderboards", body)
 
 

@@ -10,11 +10,13 @@ which is what makes them a comparison for the family's structured solvers.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.engine.distances import DistanceState
 from harness.problems.shortcut.problem import objective_value
 from solvers.contract.budget import Reporter
+
+if TYPE_CHECKING:
+    from harness.engine.distances import DistanceState
 
 
 def state_objective(state: DistanceState, objective: str) -> float:

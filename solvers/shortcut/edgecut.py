@@ -54,15 +54,20 @@ for disconnected graphs.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from harness.engine.channel_load import max_channel_load, peak_of_edges, score_added_links
-from harness.engine.distances import DistanceState, dense_matrix_refusal, dense_state_seconds_estimate
+from harness.engine.dense import dense_matrix_refusal, dense_state_seconds_estimate
+from harness.engine.small_state import distance_state
 from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
 from solvers.shortcut._greedy import Progress, state_objective
 from solvers.shortcut.feasible import FeasiblePairs
+
+if TYPE_CHECKING:
+    from harness.engine.distances import DistanceState
 
 #: candidates scored per kernel call in exhaustive rounds; the time budget is
 #: polled between chunks, so one round never overruns it by more than a chunk
@@ -164,6 +169,12 @@ class _EdgeCut(Solver):
         """``(index of the candidate to add, '')``, or ``(None, why the run stops)``."""
         raise NotImplementedError
 
+    def warm_up(self) -> None:
+        # in a process that warms solvers up (run's workers, solve with a time limit, the Python API) the
+        # numba state is the one to compile before any clock starts: once its engine is imported,
+        # distance_state() always picks it
+        import harness.engine.distances  # noqa: F401
+
     def skip(self, problem: ShortcutProblem) -> tuple[bool, str]:
         skipped, reason = super().skip(problem)
         if skipped:
@@ -179,10 +190,16 @@ class _EdgeCut(Solver):
             stopped = {"stopped": "time limit before the distance matrix", "rounds": 0}
             return Solution(problem, np.empty((0, 2), np.int64), extra=stopped)
         pairs = FeasiblePairs(problem.base, problem.degree_cap)
-        state = DistanceState.from_graph(problem.base)
+        # a small, light solve in a process without numba keeps its matrix in numpy (same numbers, no second
+        # of loading numba); the work estimate is the n x n passes of scoring every round's endpoints
+        endpoints = problem.n if t == 0 else min(t, problem.n)
+        state = distance_state(problem.base, work=float(problem.budget) * endpoints * problem.n ** 2)
         progress = Progress(report)
         chosen: list[tuple[int, int]] = []
         self.current = problem.base  # the graph so far (the channel-load objective is measured on it)
+        by_load = problem.objective == "channel-load"
+        if by_load:  # numba's channel-load kernels, loaded only for that objective (a small solve stays light)
+            from harness.engine.channel_load import max_channel_load, peak_of_edges
 
         def value() -> float:
             if problem.objective == "channel-load":
@@ -190,7 +207,6 @@ class _EdgeCut(Solver):
             return state_objective(state, problem.objective)
 
         progress.offer(value(), shortcuts=0)
-        by_load = problem.objective == "channel-load"
         best_key, best_count = (_load_key(*peak_of_edges(problem.n, problem.base.edges)) if by_load else None), 0
         stopped = "budget"
         while True:
@@ -261,8 +277,9 @@ class EdgeCutFull(_EdgeCut):
 
 
     def _pick_by_load(self, state, cand, report):
-        # channel-load's key: (unreachable pairs, busiest channel, total distance), each candidate measured
-        # from scratch on the graph so far plus that link (loads equal to 12 digits tie)
+        from harness.engine.channel_load import score_added_links
+
+        # each candidate measured from scratch on the graph so far plus that link
         parts = []
         for lo in range(0, cand.shape[0], LOAD_CHUNK):
             if lo and report.should_stop():

@@ -16,18 +16,24 @@ untimed warm-up run each) of:
   ``hopbench run --suite quick --solver random --seeds 1``
                                                         vs ``python -c "import sqlalchemy"``
 
-and the difference of each command to its reference.  Targets: within 0.3 s
+and the difference of each command to its reference (wall times; the CPU seconds, user +
+system, are printed beside them, since they hold still on a loaded machine).  Targets: within 0.3 s
 of the reference for ``--help`` and ``results``, within 0.5 s for ``evaluate``
 and ``verify`` of graphs under 1,000 vertices and for the small ``solve``.  Command and reference runs
 alternate, so a busy machine slows both alike.  The ``hopbench`` console
 script next to this interpreter is used (not a pyenv shim, which adds its own
-start-up); without one, ``python -m harness.cli``.
+start-up); without one, ``python -m harness.cli``.  ``PYTHONDONTWRITEBYTECODE`` is
+removed from the commands' environment, so that the warm-up run writes the bytecode
+caches that an installed hopbench has (without them every run compiles its modules
+again, 0.2 s and more on the small solve).
 
 Run:  python tests/benchmarks/bench_cli.py [--repeat 5]
 """
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -47,14 +53,22 @@ def hopbench_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "harness.cli"]
 
 
-def run(argv: list[str], cwd: Path) -> float:
-    """Wall time of one process; a failing command stops the benchmark (its time would mean nothing)."""
+#: the commands' environment: bytecode caches written, as an installed package has them
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def run(argv: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one process; a failing command stops the benchmark (its
+    time would mean nothing).  The CPU time moves far less than the wall time when other jobs load the
+    machine, so it shows what a command costs when the wall times are swamped by the load."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    r = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(argv, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     elapsed = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         sys.exit(f"{' '.join(argv)} failed ({r.returncode}): {r.stderr.strip()}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def random_cubic_edges(n: int, seed: int) -> str:
@@ -95,8 +109,11 @@ def main() -> None:
             ("hopbench results (quick, random)", hb + ["results", "--storage", store],
              "python -c 'import sqlalchemy'", py + ["-c", "import sqlalchemy"], 0.3),
         ]
-        print(f"hopbench: {' '.join(hb)}; median of {args.repeat} runs after one warm-up")
-        print(f"{'command':<42} {'median':>7} | {'reference':<30} {'median':>7} | {'diff':>6} {'target':>7}")
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"hopbench: {' '.join(hb)}; median of {args.repeat} runs after one warm-up; "
+              f"load average {load} on {os.cpu_count()} cores")
+        print(f"{'command':<42} {'median':>7} | {'reference':<30} {'median':>7} | {'diff':>6} {'target':>7}"
+              f"  | CPU s: cmd  ref   diff")
         for label, argv, ref_label, ref_argv, target in cases:
             run(argv, work)  # warm-up: bytecode caches, the page cache
             run(ref_argv, work)
@@ -104,9 +121,11 @@ def main() -> None:
             for _ in range(args.repeat):
                 times.append(run(argv, work))
                 refs.append(run(ref_argv, work))
-            t, r = statistics.median(times), statistics.median(refs)
+            t, r = (statistics.median(x[0] for x in times), statistics.median(x[0] for x in refs))
+            tc, rc = (statistics.median(x[1] for x in times), statistics.median(x[1] for x in refs))
             verdict = "ok" if t - r <= target else "OVER"
-            print(f"{label:<42} {t:>6.3f}s | {ref_label:<30} {r:>6.3f}s | {t - r:>+5.3f}s {target:>5.1f}s  {verdict}")
+            print(f"{label:<42} {t:>6.3f}s | {ref_label:<30} {r:>6.3f}s | {t - r:>+5.3f}s {target:>5.1f}s  {verdict:<4}"
+                  f"|      {tc:.2f} {rc:.2f} {tc - rc:+.2f}")
 
 
 if __name__ == "__main__":

@@ -92,3 +92,12 @@ def test_results_table_loads_no_pandas_nor_numba(tmp_path):
 
     Store.open(url).close()  # an (empty) store to read
     assert not imported(["results", "--storage", url], tmp_path) & {"numba", "pandas", "matplotlib", "optuna"}
+
+
+def test_a_small_edgecut_solve_loads_no_numba_nor_scipy(tmp_path):
+    # issue 35, item 7: a 144-vertex EdgeCut solve keeps its distance matrix in numpy
+    # (harness.engine.small_state) instead of paying about a second to load numba
+    args = ["solve", "--base", "torus:12x12", "--cap", "10", "--budget", "24", "--solver", "edgecut-full"]
+    assert not imported(args, tmp_path) & {"numba", "scipy", "pandas", "matplotlib", "optuna", "sqlalchemy"}
+    # a time limit warms the solver up first, which loads the numba state it then uses
+    assert "numba" in imported(args + ["--time-limit", "5"], tmp_path)

@@ -56,3 +56,44 @@ def test_interleave_places_references_after_their_solver():
     order = [(what, rec["id"]) for what, rec in interleave(rows, refs)]
     assert order == [("ours", "a"), ("published", "r2"), ("published", "r3"), ("ours", "b"), ("published", "r1"),
                      ("ours", "c"), ("published", "r4")]
+
+
+def test_groups_sort_by_the_numbers_in_their_names():
+    from harness.report.formatting import natural_key
+
+    groups = ["ring, cap 11", "ring, cap 3", "torus, cap 4", "ring, cap 12", "ring, cap 4", "mesh, cap 10"]
+    assert sorted(groups, key=natural_key) == ["mesh, cap 10", "ring, cap 3", "ring, cap 4", "ring, cap 11",
+                                               "ring, cap 12", "torus, cap 4"]
+    records = [{"group": g, "objective_name": "aspl"} for g in groups]
+    from harness.report.formatting import metric_columns_by_group
+
+    assert list(metric_columns_by_group(records, lambda r: "shortcut")) == sorted(groups, key=natural_key)
+
+
+def test_columns_blank_in_every_row_are_dropped():
+    from harness.report.formatting import drop_empty_columns
+
+    heads = ["Instance", "Gap opt.", "Mean", "Failed"]
+    rows = [["a", "", "1.5", ""], ["", "", "2", "1 error"]]
+    assert drop_empty_columns(heads, rows, lambda c: c == "") == (["Instance", "Mean", "Failed"],
+                                                                   [["a", "1.5", ""], ["", "2", "1 error"]])
+    assert drop_empty_columns(heads, [], lambda c: c == "") == (heads, [])
+
+
+def test_a_ci_from_two_seeds_is_marked():
+    from harness.report.formatting import few_seeds_note
+
+    assert few_seeds_note({"runs": 2, "ci95": 0.4}) == "(2 seeds)"
+    assert few_seeds_note({"runs": 3, "ci95": 0.1}) == ""
+    assert few_seeds_note({"runs": 1, "ci95": None}) == ""  # no interval at all
+
+
+def test_params_show_the_budget():
+    from harness.report.formatting import params_with_budget
+
+    # issue 35: equality-ga's 600 s row said only "default", like the 60 s rows beside it
+    assert params_with_budget({"params": "default", "budget": "600s"}) == "default @600s"
+    assert params_with_budget({"params": "t=5", "budget": "5s/200ev"}) == "t=5 @5s/200ev"
+    assert params_with_budget({"params": "default @10s", "budget": "10s"}) == "default @10s"  # said already
+    assert params_with_budget({"params": "default", "budget": float("nan")}) == "default"  # an older board.csv
+    assert params_with_budget({"params": "default"}) == "default"

@@ -159,9 +159,10 @@ def browser():
     return exe
 
 
-def run_selftest(exe: str, page: Path, profile: Path) -> tuple[dict, list[str]]:
-    """Load ``page#selftest`` headless; returns the page's self-test report and Chromium's console lines."""
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+def run_selftest(exe: str, page: Path, profile: Path, width: int = 1400) -> tuple[dict, list[str]]:
+    """Load ``page#selftest`` headless in a window ``width`` pixels wide; returns the page's self-test report
+    and Chromium's console lines."""
+    cmd = [exe, "--headless", "--no-sandbox", f"--window-size={width},900", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
            "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
            "--disable-component-update", "--disable-sync", "--disable-extensions", f"--user-data-dir={profile}",
            "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--dump-dom",
@@ -214,3 +215,46 @@ def test_selftest_reports_broken_pages(tiny, browser, tmp_path):
     report, console = run_selftest(browser, page, tmp_path / "profile")
     assert any("anytime.png" in e for e in report["errors"])
     assert any("notDefinedAnywhere" in e for e in report["errors"]) or any("notDefinedAnywhere" in c for c in console)
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_pages_fit_the_window_at_1400_and_800_pixels(tiny, browser, tmp_path, width):
+    # issue 35: the index table ran off the page; a board table wider than the window scrolls in its own box
+    dst = tmp_path / "lb"
+    shutil.copytree(tiny["out"], dst)
+    meta = json.loads((dst / "tiny" / "board.json").read_text())
+    meta["description"] = ("A long description with a link (http://research.nii.ac.jp/graphgolf/2024-rules.html) "
+                           + "and many words " * 30)
+    meta["solvers"] = ["annealing", "edgecut-full", "edgecut-lite", "milp", "random", "random-matching", "vrs"]
+    (dst / "tiny" / "board.json").write_text(json.dumps(meta))
+    write_site(dst)
+    for name in ("index.html", "tiny.html"):
+        report, console = run_selftest(browser, dst / "site" / name, tmp_path / f"profile-{name}", width)
+        assert report["errors"] == [] and console == []
+        assert report["width"]["view"] == width
+        assert report["width"]["page"] <= width, (name, report["width"])
+
+
+def test_board_tables_group_numerically_drop_blank_columns_and_mark_two_seed_intervals(tiny):
+    from harness.report.formatting import natural_key
+    from harness.report.site import _read_board, suite_page
+
+    meta, rows, refs = _read_board(tiny["out"] / "tiny")
+    # every row shows its budget after its parameters (the suite's 5 s limit and 200 evaluations)
+    assert set(rows["budget"]) == {"5s/200ev"}
+    rows.loc[0, "runs"] = 2  # as if one seed had failed
+    page = suite_page(meta, rows, refs)
+    groups = re.findall(r'<h2 id="g-[^"]*">(.*?)</h2>', page)
+    assert groups == sorted(groups, key=natural_key) and len(groups) >= 2
+    for table in re.findall(r"<table class=\"board.*?</table>", page, re.S):
+        heads = re.findall(r"<th [^>]*>(.*?)</th>", table)
+        body = [re.findall(r"<td[^>]*>(.*?)</td>", tr) for tr in re.findall(r"<tr class=[^>]*>(.*?)</tr>", table)]
+        assert all(len(cells) == len(heads) for cells in body)
+        blank = [h for j, h in enumerate(heads) if all(cells[j] == "" for cells in body)]
+        assert blank == [], blank
+    # some group has no optimum, or nothing that failed: its table goes without that column
+    assert any(">Gap opt.</th>" not in t or ">Failed</th>" not in t
+               for t in re.findall(r"<table class=\"board.*?</table>", page, re.S))
+    assert page.count('<small class="few">(2 seeds)</small>') == 1
+    params = re.findall(r'<tr class="ours"[^>]*>(?:<td[^>]*>.*?</td>){3}<td[^>]*>(.*?)</td>', page)
+    assert params and all(p.endswith(" @5s/200ev") for p in params)
