@@ -16,7 +16,8 @@ from harness.problems.kind import ProblemKind, Verdict
 #: built-in kinds: name -> module that defines ``KIND``
 BUILTIN = {"shortcut": "harness.problems.shortcut.kind", "routing": "harness.problems.routing.kind",
            # traffic lives beside the simulator it needs, a layer above the problem kinds
-           "traffic": "harness.traffic.kind"}
+           "traffic": "harness.traffic.kind",
+           "grid": "harness.problems.grid.kind"}
 
 _KINDS: dict[str, ProblemKind] = {}
 _plugins: set[str] = set()
