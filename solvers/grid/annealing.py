@@ -78,7 +78,7 @@ def auto_symmetry(problem: GridProblem) -> int:
 
 
 #: the smallest grid that gets a rotational symmetry by default (see docs/graphgolf.md, grid graphs)
-AUTO_MIN_CELLS = 400
+AUTO_MIN_CELLS = 64
 
 
 @register
@@ -90,7 +90,7 @@ class GridAnnealing(Solver):
                    "evaluation with an early stop, optional rotational symmetry of order 2 or 4 (ODP's grid SA)")
     params = {
         "symmetry": Param(0, "rotation order the graph keeps: 1, 2, 4 (4 needs a square grid), 0 = automatic "
-                             "(none below 400 cells, else 4 on a square grid and 2 otherwise)",
+                             "(none below 64 cells, else 4 on a square grid and 2 otherwise)",
                           choices=(0, 1, 2, 4)),
         "far_weight": Param(4.0, "energy per ordered pair beyond the target diameter, on top of its distance",
                             low=0.5, high=64.0, log=True, minimum=0.0),
