@@ -7,7 +7,9 @@ graph (base plus shortcuts, validated first); a routing table
 (``hopbench.routes/1``) gives its torus, with node ids as in the table (first
 dimension fastest); a topology spec (``torus:8x8``, ...) gives that graph.  Writers:
 
-``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.graphs.edge_list.edge_list_text`)
+``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.graphs.edge_list.edge_list_text`);
+             for a grid graph (``hopbench.grid/1``), the grid category's ``x1,y1 x2,y2`` lines
+             (:func:`harness.problems.grid.competition.write_edges`)
 ``graphml``  GraphML with an integer (``int``) ``endpoints`` node attribute, as SST
              Merlin's ``topoAny`` reads it; base edges and shortcuts are told apart
              by the boolean edge attribute ``shortcut``
@@ -169,6 +171,13 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
     if fmt == "golf":
         from harness.graphs.edge_list import edge_list_text
 
+        problem = network.meta.get("problem") or {}
+        if {"width", "height", "length"} <= set(problem):
+            # a grid graph: the competition's own format for that category, one "x1,y1 x2,y2" line per edge
+            from harness.problems.grid.competition import write_edges
+            from harness.problems.grid.problem import GridProblem
+
+            return write_edges(GridProblem(**problem), network.graph.edges)
         return edge_list_text(network.graph)
     if fmt == "graphml":
         return graphml_text(network, endpoints_per_router(network, endpoints))

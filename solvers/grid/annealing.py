@@ -116,9 +116,10 @@ class GridAnnealing(Solver):
     def warm_up(self) -> None:
         from harness.problems.grid.problem import GridProblem as P
 
+        # enough evaluations for the temperature calibration too (short budgets skip it)
+        budget = Budget(evaluations=8 * CALIBRATION_MOVES)
         for g in (1, 4):
-            run = GridAnnealing(symmetry=g)
-            run.solve(P(4, 4, 3, 2), seed=1, budget=Budget(evaluations=8), report=Reporter(Budget(evaluations=8)))
+            GridAnnealing(symmetry=g).solve(P(4, 4, 3, 2), seed=1, budget=budget, report=Reporter(budget))
 
     def solve(self, problem: GridProblem, *, seed: int, budget: Budget, report: Reporter) -> GridSolution:
         from solvers.grid import _kernel as K

@@ -75,3 +75,22 @@ def test_reference_points_fall_back_to_the_computed_bound():
     kind = get_kind("grid")
     points = kind.reference_points(GridProblem(5, 5, 4, 2), [])
     assert points["lower bound"] == {"diameter": 4.0, "aspl": pytest.approx(2.2133333333333334)}
+
+
+def test_hopbench_export_golf_writes_the_competitions_grid_format(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[4]
+    doc = tmp_path / "g.json"
+    doc.write_text(json.dumps(_sample_solution().to_dict()))
+    env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-m", "harness.cli", "export", str(doc), "--format", "golf"],
+                         capture_output=True, text=True, cwd=root, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    problem = GridProblem(5, 5, 4, 2)
+    edges = read_edges(out.stdout, problem)  # "x,y x,y" lines of this grid
+    ev = problem.evaluate(edges)
+    assert (ev.diameter, ev.total_distance) == (4, 680)
