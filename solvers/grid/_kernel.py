@@ -34,10 +34,11 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 #: most edges one orbit of a 2-edge change can touch (2 edges x order 4)
 MAXE = 8
 #: fvars / ivars slots
-F_E, F_S, F_BEST_S, F_TEMP, F_LAM = 0, 1, 2, 3, 4
-N_FVARS = 5
-I_DIAM, I_BEST_DIAM, I_DSTAR, I_ACCEPTED, I_IMPROVED, I_TRIED, I_UNREACHED, I_BEST_UNREACHED = range(8)
-N_IVARS = 8
+F_E, F_S, F_BEST_S, F_TEMP, F_LAM, F_T0, F_T1, F_HORIZON = 0, 1, 2, 3, 4, 5, 6, 7
+N_FVARS = 8
+I_DIAM, I_BEST_DIAM, I_DSTAR, I_ACCEPTED, I_IMPROVED, I_TRIED, I_UNREACHED, I_BEST_UNREACHED, I_BOUND, I_CLOCK, \
+    I_START = range(11)
+N_IVARS = 11
 
 
 @nb.njit(cache=True)
@@ -347,10 +348,14 @@ def _better(d1, s1, u1, d2, s2, u2):
 @nb.njit(cache=True)
 def run(state, evals, nbr, deg, best_nbr, best_deg, cap, rot, g, cx, cy, length, near, nnear, reps, weight, centre,
         shift_share, order, A, B, dist, queue, ivars, fvars):
-    """Up to ``evals`` evaluated moves at the temperature ``fvars[F_TEMP]``; returns the evaluations made.
+    """Up to ``evals`` evaluated moves; returns the evaluations made.
 
     Metropolis on E with ``dstar`` = ``ivars[I_DSTAR]``; a move is measured only as far as its
     acceptance is possible.  The best graph by (unreached pairs, diameter, sum) is kept in ``best_*``.
+    The temperature is ``fvars[F_TEMP]`` (a time schedule sets it between calls) or, with
+    ``ivars[I_CLOCK]`` = 1, a function of the moves tried since ``ivars[I_START]`` (geometric from
+    ``F_T0`` to ``F_T1`` over ``F_HORIZON`` moves), so that the calls' sizes do not change a seeded run.
+    When the best diameter falls, ``dstar`` follows it (one below, never below the bound ``I_BOUND``).
     """
     n = nbr.shape[0]
     rem = np.empty((2, 2), np.int64)
@@ -368,6 +373,9 @@ def run(state, evals, nbr, deg, best_nbr, best_deg, cap, rot, g, cx, cy, length,
     dstar = ivars[I_DSTAR]
     done = 0
     while done < evals:
+        if ivars[I_CLOCK] == 1:
+            frac = min(1.0, (ivars[I_TRIED] - ivars[I_START]) / fvars[F_HORIZON])
+            temp = fvars[F_T0] * (fvars[F_T1] / fvars[F_T0]) ** frac if fvars[F_T0] > 0 else 0.0
         free_ports = cap * n
         for v in range(n):
             free_ports -= deg[v]
@@ -400,6 +408,13 @@ def run(state, evals, nbr, deg, best_nbr, best_deg, cap, rot, g, cx, cy, length,
                 ivars[I_IMPROVED] += 1
                 best_nbr[:, :] = nbr
                 best_deg[:] = deg
+                target = max(ivars[I_BOUND], ivars[I_BEST_DIAM] - 1) if ivars[I_BEST_UNREACHED] == 0 \
+                    else ivars[I_BOUND]
+                if target != dstar:
+                    dstar = target
+                    ivars[I_DSTAR] = target
+                    measure(nbr, deg, reps, weight, centre, dstar, lam, np.inf, A, B, dist, queue, out)
+                    fvars[F_E] = out[0]
         else:
             undo(nbr, deg, R, A2, counts)
     return done

@@ -151,7 +151,7 @@ class GridAnnealing(Solver):
         ivars = np.zeros(K.N_IVARS, np.int64)
         fvars = np.zeros(K.N_FVARS, np.float64)
         fvars[K.F_LAM] = float(cfg["far_weight"])
-        ivars[K.I_DSTAR] = bound_d
+        ivars[K.I_DSTAR] = ivars[K.I_BOUND] = bound_d
         weight = float(g)
         out = np.zeros(4, np.float64)
 
@@ -160,11 +160,17 @@ class GridAnnealing(Solver):
             fvars[K.F_E], fvars[K.F_S] = out[0], out[1]
             ivars[K.I_DIAM], ivars[K.I_UNREACHED] = int(out[2]), int(out[3])
 
+        t0 = time.perf_counter()
         remeasure()
+        per_eval = max(time.perf_counter() - t0, 1e-7)  # a full evaluation's seconds: sizes the first calls
         report.count(1)
         ivars[K.I_BEST_DIAM], fvars[K.F_BEST_S], ivars[K.I_BEST_UNREACHED] = ivars[K.I_DIAM], fvars[K.F_S], \
             ivars[K.I_UNREACHED]
         best_nbr, best_deg = nbr.copy(), deg.copy()
+        if not ivars[K.I_UNREACHED] and ivars[K.I_DIAM] - 1 > bound_d:
+            # the far-pair term aims one below the best diameter while the bound is out of reach
+            ivars[K.I_DSTAR] = ivars[K.I_DIAM] - 1
+            remeasure()
         pairs = n * (n - 1)
 
         def best_value() -> float:
@@ -185,6 +191,9 @@ class GridAnnealing(Solver):
         # the starting temperature: temp0 x the mean energy rise of random moves
         calib = 0 if budget.evaluations is not None and budget.evaluations <= CALIBRATION_MOVES * 4 \
             else CALIBRATION_MOVES
+        # on a large grid the calibration gets at most 5 % of the time limit (an evaluation may take a second)
+        if budget.evaluations is None and budget.time_s is not None:
+            calib = min(calib, int(0.05 * report.remaining_time() / per_eval))
         rises = np.zeros(max(calib, 1), np.float64)
         k = K.sample_rises(state, calib, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, reps, weight, centre,
                            float(cfg["shift_share"]), A, B, dist, queue, ivars, fvars, rises) if calib else 0
@@ -193,7 +202,10 @@ class GridAnnealing(Solver):
         t_start = max(float(cfg["temp0"]) * (float(rises[:k].mean()) if k else 1.0), t_end)
         clock, horizon = _schedule_clock(budget, report, int(cfg["moves"]))
         start_evals, start_time = report.evaluations, report.elapsed()
-        chunk = 16
+        if clock != "time":  # the kernel sets the temperature move by move (chunk sizes change nothing)
+            ivars[K.I_CLOCK], ivars[K.I_START] = 1, ivars[K.I_TRIED]
+            fvars[K.F_T0], fvars[K.F_T1], fvars[K.F_HORIZON] = t_start, t_end, float(horizon)
+        chunk = int(max(1, min(16, TIME_SLICE / per_eval)))
         while not report.should_stop():
             if clock == "evals":
                 done_frac = (report.evaluations - start_evals) / horizon
@@ -205,11 +217,6 @@ class GridAnnealing(Solver):
                     break
             done_frac = min(max(done_frac, 0.0), 1.0)
             fvars[K.F_TEMP] = t_start * (t_end / t_start) ** done_frac if t_start > 0 else 0.0
-            # the far-pair term aims one below the best diameter while the bound is out of reach
-            target = max(bound_d, int(ivars[K.I_BEST_DIAM]) - 1) if not ivars[K.I_BEST_UNREACHED] else bound_d
-            if target != ivars[K.I_DSTAR]:
-                ivars[K.I_DSTAR] = target
-                remeasure()
             if budget.evaluations is not None:
                 chunk = min(chunk, max(budget.evaluations - report.evaluations, 1))
             t0 = time.perf_counter()
