@@ -16,38 +16,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from harness.documents import field
 from harness.errors import HopbenchError
 from harness.graphs.edge_list import pairs_from_json
-from harness.problems.grid.problem import GRID_FORMAT, GridProblem, GridSolution
+from harness.problems.grid.problem import GRID_FORMAT, GridProblem, GridSolution, solution_to_dict
 
+__all__ = ["problem_from_dict", "solution_from_dict", "solution_to_dict"]
 GUIDE = "see the hopbench.grid/1 format in docs/graphgolf.md"
-
-
-def _finite_or_none(x: float) -> float | None:
-    return float(x) if math.isfinite(x) else None
-
-
-def solution_to_dict(solution: GridSolution) -> dict[str, Any]:
-    """The JSON document of a grid solution (evaluating it first if needed)."""
-    from harness import __version__
-
-    ev = solution.evaluation or solution.evaluate()
-    doc: dict[str, Any] = {
-        "format": GRID_FORMAT,
-        "problem": solution.problem.describe(),
-        "solver": {"name": solution.solver, "params": dict(solution.params)},
-        "seed": solution.seed,
-        "edges": np.asarray(solution.edges, np.int64).tolist(),
-        "metrics": {k: _finite_or_none(v) for k, v in ev.metrics().items()},
-        "elapsed_s": round(float(solution.elapsed_s), 6),
-        "hopbench": __version__,
-    }
-    if solution.extra:
-        doc["extra"] = solution.extra
-    return doc
 
 
 def problem_from_dict(doc: dict[str, Any]) -> GridProblem:

@@ -208,12 +208,25 @@ class GridSolution(SolverOutput):
 
     def to_dict(self) -> dict[str, Any]:
         """The self-contained result document (``hopbench.grid/1``) that ``hopbench verify`` checks."""
-        from harness.problems.grid.document import solution_to_dict
-
         return solution_to_dict(self)
 
-    def competition_text(self) -> str:
-        """The graph in the competition's submission format (one ``x,y x,y`` edge per line)."""
-        from harness.problems.grid.competition import write_edges
 
-        return write_edges(self.problem, self.edges)
+def solution_to_dict(solution: GridSolution) -> dict[str, Any]:
+    """The JSON document of a grid solution (evaluating it first if needed); the format is described in
+    :mod:`harness.problems.grid.document`, which reads it back."""
+    from harness import __version__
+
+    ev = solution.evaluation or solution.evaluate()
+    doc: dict[str, Any] = {
+        "format": GRID_FORMAT,
+        "problem": solution.problem.describe(),
+        "solver": {"name": solution.solver, "params": dict(solution.params)},
+        "seed": solution.seed,
+        "edges": np.asarray(solution.edges, np.int64).tolist(),
+        "metrics": {k: (float(v) if math.isfinite(v) else None) for k, v in ev.metrics().items()},
+        "elapsed_s": round(float(solution.elapsed_s), 6),
+        "hopbench": __version__,
+    }
+    if solution.extra:
+        doc["extra"] = solution.extra
+    return doc
