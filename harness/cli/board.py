@@ -110,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         for line in store.damaged[warned:]:  # damaged rows are left out of the board, each said in one line
             print(f"warning: {line}", file=sys.stderr)
         warned = len(store.damaged)
+        for line in board.contradictions:
+            print(f"warning: {printable(line)}", file=sys.stderr)
         if suite is None:
             print(f"note: no suite file {name!r}; instances are rebuilt from the runs (no published references)",
                   file=sys.stderr)

@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="golf: edge list; graphml: SST Merlin topoAny; anynet: BookSim; json: routing table")
     p.add_argument("--endpoints", metavar="P", default=None,
                    help="endpoints per router for graphml/anynet: a number (default 1) or 'free' (radix - degree, "
-                        "the radix being the problem's degree cap)")
+                        "the radix being the problem's degree cap); a host-switch result's own hosts by default "
+                        "('hosts')")
     p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     p.set_defaults(func=run)
 

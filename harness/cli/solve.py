@@ -32,8 +32,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", metavar="C",
                    help="maximum number of shortcuts: a number or a formula as in suite files, of N (or n, the "
                         "base's vertex count) and d (or cap, the degree cap), e.g. 'n*d//2' or 'N//4'")
-    p.add_argument("--objective", default=None, choices=["aspl", "diameter", "golf", "ad"],
-                   help="what to minimise (default aspl)")
+    p.add_argument("--objective", default=None, choices=["aspl", "diameter", "golf", "ad", "channel-load"],
+                   help="what to minimise (default aspl; channel-load: the busiest channel under uniform traffic "
+                        "and minimal routing, the inverse of the throughput bound, taken by annealing, "
+                        "edgecut-full and random)")
     p.add_argument("--family", default=None, metavar="NAME", help="problem family, e.g. equality")
     p.add_argument("--suite", metavar="S", help="take the problem from this suite (a name or a .toml path) ...")
     p.add_argument("--instance", metavar="ID", help="... this instance of it ('hopbench instances S' lists the ids); "

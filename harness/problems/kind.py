@@ -93,6 +93,7 @@ class ResultNetwork:
     shortcut_edges: Any = None  #: ``(k, 2)`` int64 array of the edges a solution added to its base, if any
     routes: Any = None  #: the routing table, when the document is one
     problem: dict[str, Any] = field(default_factory=dict)  #: the problem's ``describe()``
+    hosts: Any = None  #: int64 hosts per router, when the document places its hosts (a host-switch graph)
 
 
 @dataclass

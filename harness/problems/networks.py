@@ -50,6 +50,7 @@ class Network:
     routes: Any = None                       #: the routing table, when the input was one
     meta: dict[str, Any] = field(default_factory=dict)
     p: int | None = None                     #: endpoints per router, when an Equality notation gives them
+    hosts: Any = None                        #: hosts per router, when the input places them (a host-switch graph)
 
 
 def from_topology(spec: str) -> Network:
@@ -94,7 +95,7 @@ def from_document(doc: dict[str, Any], name: str = "document", *, action: str = 
     except InvalidSolution as exc:
         raise HopbenchError(f"{name} is not a valid solution ({exc}); 'hopbench verify' says more") from None
     return Network(result.graph, source=name, radix=result.radix, shortcut_edges=result.shortcut_edges,
-                   routes=result.routes,
+                   routes=result.routes, hosts=result.hosts,
                    meta={"problem": result.problem, "solver": doc.get("solver"), "seed": doc.get("seed")})
 
 
@@ -138,7 +139,8 @@ def load_network(text: str, *, forms: Collection[str] = FORMS, action: str = "lo
 def endpoints_per_router(network: Network, spec: str | int | None) -> "np.ndarray":
     """Endpoints of every router.
 
-    ``P`` (an integer >= 0, default 1) gives each router P endpoints -- for a
+    ``hosts`` (the default for a network that places its hosts: a host-switch graph) gives each router
+    its own hosts; ``P`` (an integer >= 0, default 1 otherwise) gives each router P endpoints -- for a
     routing table only the routed (subset) nodes get them, the other routers
     just forward; ``free`` gives each router its unused ports, radix - degree,
     the radix being a shortcut problem's degree cap.
@@ -146,7 +148,12 @@ def endpoints_per_router(network: Network, spec: str | int | None) -> "np.ndarra
     import numpy as np
 
     n = network.graph.n
-    text = "1" if spec is None else str(spec).strip().lower()
+    text = ("hosts" if network.hosts is not None else "1") if spec is None else str(spec).strip().lower()
+    if text == "hosts":
+        if network.hosts is None:
+            raise HopbenchError("--endpoints hosts needs a network that places its hosts (a host-switch result); "
+                                "pass a number instead, e.g. --endpoints 4")
+        return np.asarray(network.hosts, dtype=np.int64).copy()
     if text == "free":
         if network.radix is None or network.routes is not None:
             raise HopbenchError("--endpoints free needs a router radix, which only a shortcut solution (its degree "

@@ -128,6 +128,8 @@ class Board:
     runs: Any                      # the suite's runs (no solutions) with a ``label`` column
     traces: Any                    # anytime points of the ok runs
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: one line per row whose best run beats the suite's stated optimum: the suite is wrong there
+    contradictions: list[str] = field(default_factory=list)
 
 
 def aggregate(runs: pd.DataFrame, facts: dict[str, InstanceFacts], suite: str,
@@ -276,7 +278,29 @@ def build_board(store: Any, suite_name: str, *, suite: Any | None = None) -> Boa
     traces = _traces(store, ok_ids)
     return Board(suite=suite_name, description=suite.description if suite is not None else "", rows=rows,
                  references=references_frame(facts, suite_name), facts=facts, runs=runs, traces=traces,
-                 provenance=_provenance(runs))
+                 provenance=_provenance(runs), contradictions=optimum_contradictions(rows, facts))
+
+
+def optimum_contradictions(rows: pd.DataFrame, facts: dict[str, InstanceFacts]) -> list[str]:
+    """A line for every row whose best (re-verified) run is better than the suite's "proven optimum".
+
+    Such a row proves the suite's optimum wrong (as (40, 5)'s 2.2333 in graphgolf was): the board says so
+    instead of showing a negative gap to an optimum without comment.
+    """
+    import pandas as pd
+
+    out = []
+    for rec in rows.to_dict("records"):
+        optimum, best = rec["optimum"], rec["best"]
+        if optimum is None or best is None or pd.isna(optimum) or pd.isna(best):
+            continue
+        maximise = is_maximised(facts[rec["instance"]].objective)
+        margin = 1e-9 * max(1.0, abs(float(optimum)))
+        if (float(best) > float(optimum) + margin) if maximise else (float(best) < float(optimum) - margin):
+            out.append(f"instance {rec['instance']}: {rec['solver']} (run {rec['best_run_id']}) scores "
+                       f"{float(best):.10g}, better than the suite's optimum {float(optimum):.10g}; that optimum "
+                       f"is wrong: correct it in the suite file")
+    return out
 
 
 def _traces(store: Any, run_ids: list[int], chunk: int = 500) -> pd.DataFrame:

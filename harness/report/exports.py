@@ -9,7 +9,9 @@ dimension fastest); a topology spec (``torus:8x8``, ...) gives that graph.  Writ
 
 ``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.graphs.edge_list.edge_list_text`);
              for a grid graph (``hopbench.grid/1``), the grid category's ``x1,y1 x2,y2`` lines
-             (:func:`harness.problems.grid.competition.write_edges`)
+             (:func:`harness.problems.grid.competition.write_edges`);
+             for a host-switch result, the competition's host-switch file (``hosts switches radix``, then
+             host and switch links: :mod:`harness.problems.hostswitch.golf_file`)
 ``graphml``  GraphML with an integer (``int``) ``endpoints`` node attribute, as SST
              Merlin's ``topoAny`` reads it; base edges and shortcuts are told apart
              by the boolean edge attribute ``shortcut``
@@ -24,8 +26,9 @@ dimension fastest); a topology spec (``torus:8x8``, ...) gives that graph.  Writ
              a minimal next-hop table (``hopbench.next-hop/1``: towards each
              destination, the lowest-id neighbour on a shortest path)
 
-Endpoints per router (``--endpoints``, see :func:`endpoints_per_router`): an
-integer P (default 1) gives every router P endpoints (for a routing table, every
+Endpoints per router (``--endpoints``, see :func:`endpoints_per_router`): a
+host-switch result's own hosts by default (``hosts``); an integer P (default 1
+otherwise) gives every router P endpoints (for a routing table, every
 routed node); ``free`` gives each router of a shortcut solution its unused
 ports, ``cap - degree`` (the degree cap being the router radix).
 """
@@ -171,6 +174,11 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
     if fmt == "golf":
         from harness.graphs.edge_list import edge_list_text
 
+        if network.hosts is not None and network.radix is not None:
+            from harness.problems.hostswitch.golf_file import write_text
+
+            return write_text(network.radix, network.hosts, network.graph.edges)
+
         problem = network.meta.get("problem") or {}
         if {"width", "height", "length"} <= set(problem):
             # a grid graph: the competition's own format for that category, one "x1,y1 x2,y2" line per edge
@@ -178,6 +186,7 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
             from harness.problems.grid.problem import GridProblem
 
             return write_edges(GridProblem(**problem), network.graph.edges)
+
         return edge_list_text(network.graph)
     if fmt == "graphml":
         return graphml_text(network, endpoints_per_router(network, endpoints))

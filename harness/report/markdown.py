@@ -47,6 +47,8 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
               f"git commit {_md(', '.join(c[:10] for c in prov.get('git_commits', [])) or 'unknown')}; "
               f"host {_md(', '.join(prov.get('hosts', [])) or 'unknown')}. Machine-readable: "
               f"[board.csv](board.csv), [references.csv](references.csv).", ""]
+    for line in board.contradictions:
+        lines += [f"**Warning:** {_md(line)}.", ""]
     for name, path in (plots or {}).items():
         lines += [f"![{name.replace('_', ' ')}]({path})", ""]
     has_best_known = rows["best_known"].notna().any() if len(rows) else False

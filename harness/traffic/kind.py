@@ -187,8 +187,10 @@ class TrafficKind(ProblemKind):
             raise HopbenchError(f"routing {fields['routing']!r} is not a simulation routing; use one of "
                                 f"{', '.join(ROUTINGS)}")
         endpoints = fields.get("endpoints", 1)
-        if isinstance(endpoints, str) and endpoints != "free" or isinstance(endpoints, int) and not 1 <= endpoints <= 1024:
-            raise HopbenchError(f"endpoints is a host count per switch (1..1024) or \"free\"; got {endpoints!r}")
+        if isinstance(endpoints, str) and endpoints not in ("free", "hosts") or isinstance(endpoints, int) and \
+                not 1 <= endpoints <= 1024:
+            raise HopbenchError(f"endpoints is a host count per switch (1..1024), \"free\" or \"hosts\" (a host-switch "
+                                f"result's own hosts); got {endpoints!r}")
         # the router table, faults and load are checked by the problem itself; hosts and pattern here
         self.build(fields).check_light()
 

@@ -114,6 +114,9 @@ class Solver(ABC):
     time_bound: ClassVar[bool] = False
     #: True when the solver guarantees every vertex ends at the cap on ``regular`` problems
     supports_regular: ClassVar[bool] = False
+    #: the objectives a problem kind leaves to solvers that opt in (the problem's ``opt_in_objectives``,
+    #: e.g. the shortcut kind's ``channel-load``) which this solver does optimise
+    opt_in_objectives: ClassVar[tuple[str, ...]] = ()
     #: named parameter sets that reproduce a published reading of the method, ``{name: (what it is,
     #: {param: value})}``; boards label a row run with exactly those values by the name
     readings: ClassVar[dict[str, tuple[str, dict[str, Any]]]] = {}
@@ -148,6 +151,10 @@ class Solver(ABC):
             return True, f"{self.name} solves {'/'.join(self.kinds)} problems, not {kind}"
         if getattr(problem, "regular", False) and not self.supports_regular:
             return True, f"{self.name} does not guarantee that every vertex reaches the cap (regular problem)"
+        objective = getattr(problem, "objective", None)
+        opt_in = getattr(problem, "opt_in_objectives", {})
+        if objective in opt_in and objective not in self.opt_in_objectives:
+            return True, f"{self.name} does not optimise the {objective} objective; {opt_in[objective]} do"
         return False, ""
 
     def warm_up(self) -> None:

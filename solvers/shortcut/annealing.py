@@ -39,6 +39,9 @@ would write:
   the diameter and breaks its plateaus.  Disconnected states count an
   unreachable pair as n hops (and come after every connected state).
 * **Returns the best state seen**, never merely the last one.
+* ``channel-load`` (the throughput objective): every move is scored from scratch by the busiest channel
+  under uniform traffic and minimal routing; relocations and swaps on a set filled to the budget
+  (:mod:`solvers.shortcut._load_annealing`).
 * ``init``: ``empty``, ``random`` (random feasible shortcuts up to the
   budget) or another solver's solution, e.g. ``edgecut-full`` or
   ``edgecut-full:t=0`` (which gets ``init_share`` of the budget).
@@ -264,6 +267,7 @@ class Annealing(Solver):
     """Simulated annealing with exact incremental move evaluation (see the module docstring)."""
 
     name = "annealing"
+    opt_in_objectives = ("channel-load",)
     time_bound = True  # it searches until its budget ends
     description = ("simulated annealing over the shortcut set: relocate / move-one-end / swap moves scored "
                    "exactly through cached removal matrices, geometric time-budgeted schedule, best state returned")
@@ -367,7 +371,7 @@ class Annealing(Solver):
 
     def skip(self, problem: ShortcutProblem) -> tuple[bool, str]:
         skipped, reason = super().skip(problem)
-        if skipped or self._swap_mode(problem):
+        if skipped or self._swap_mode(problem) or problem.objective == "channel-load":
             return skipped, reason
         why = _shortcut_moves_refusal(problem, int(self.config["cache_mb"]))
         return bool(why), why
@@ -380,6 +384,11 @@ class Annealing(Solver):
             # every point of the search space (where each is drawn on its own) is a valid setting
             cfg["p_endpoint"], cfg["p_swap"] = cfg["p_endpoint"] / share, cfg["p_swap"] / share
         rng = np.random.default_rng(seed)
+        if problem.objective == "channel-load":
+            from solvers.shortcut._load_annealing import anneal_channel_load
+
+            start = self._initial(problem, seed, rng, budget, report)
+            return anneal_channel_load(problem, start, cfg, rng, budget, report, _schedule_clock)
         if self._swap_mode(problem):
             solution = self._solve_swaps(problem, cfg, rng, budget, report)
             if solution is not None:

@@ -32,6 +32,10 @@ class FeasiblePairs:
         return (u != v and self.degree[u] < self.cap and self.degree[v] < self.cap
                 and self.key(u, v) not in self._keys)
 
+    def is_link(self, u: int, v: int) -> bool:
+        """True when u--v is already a link (of the base or an added shortcut)."""
+        return self.key(u, v) in self._keys
+
     def open_vertices(self) -> np.ndarray:
         """The vertices with a free port, ascending (a shared array: do not modify it)."""
         if self._open is None:

@@ -23,6 +23,7 @@ class RandomShortcuts(Solver):
     """
 
     name = "random"
+    opt_in_objectives = ("channel-load",)  # a baseline for every objective: its graph is measured, not steered
     description = "uniformly random feasible shortcuts up to the budget, within the degree cap"
 
     def solve(self, problem: ShortcutProblem, *, seed: int, budget: Budget, report: Reporter) -> Solution:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -27,11 +27,15 @@ from harness.errors import HopbenchError, InvalidSolution
 from harness.graphs.bounds import lower_bounds
 from harness.graphs.graph import Graph
 from harness.problems.kind import SolverOutput
-from harness.problems.shortcut.names import FAMILIES, OBJECTIVES, SOLUTION_FORMAT
+from harness.problems.shortcut.names import FAMILIES, OBJECTIVES, OPT_IN_OBJECTIVES, SOLUTION_FORMAT
 
 
 def objective_value(objective: str, diameter: float, aspl: float) -> float:
-    """The scalar a solver minimises, from a graph's diameter and ASPL."""
+    """The scalar a solver minimises, from a graph's diameter and ASPL (not ``channel-load``, which needs the
+    graph: :func:`graph_objective_value`)."""
+    if objective in OPT_IN_OBJECTIVES:
+        raise HopbenchError(f"the {objective} objective is not a function of the diameter and the ASPL; "
+                            f"measure the graph (graph_objective_value)")
     if math.isinf(diameter) or math.isinf(aspl):
         return math.inf
     if objective == "aspl":
@@ -43,6 +47,26 @@ def objective_value(objective: str, diameter: float, aspl: float) -> float:
     if objective == "ad":
         return float(aspl) * float(diameter)
     raise HopbenchError(f"unknown objective {objective!r}; use one of {', '.join(OBJECTIVES)}")
+
+
+def graph_objective_value(objective: str, graph: Graph, diameter: float, aspl: float) -> float:
+    """The objective of ``graph`` (whose diameter and ASPL are given): any objective, ``channel-load`` too."""
+    if objective == "channel-load":
+        from harness.engine.channel_load import max_channel_load
+
+        return max_channel_load(graph)
+    return objective_value(objective, diameter, aspl)
+
+
+def channel_load_lower_bound(n: int, aspl_bound: float, links: int) -> float:
+    """No graph of ``n`` vertices, ASPL >= ``aspl_bound`` and at most ``links`` links has a smaller busiest
+    channel under uniform traffic with minimal routing: the channels carry n x ASPL flits/cycle in all
+    (every switch injecting 1, each flit crossing ASPL channels on average), over at most 2 x links channels."""
+    if n < 2:
+        return 0.0
+    if links <= 0 or math.isinf(aspl_bound):
+        return math.inf
+    return n * float(aspl_bound) / (2.0 * links)
 
 
 @dataclass(frozen=True)
@@ -68,6 +92,8 @@ class ShortcutProblem:
     regular: bool = False
 
     kind = "shortcut"
+    #: objectives only some solvers take, with the solvers that do (see :class:`solvers.contract.solver.Solver`)
+    opt_in_objectives: ClassVar[dict[str, str]] = OPT_IN_OBJECTIVES
 
     def __post_init__(self) -> None:
         self._normalise_base()
@@ -132,6 +158,10 @@ class ShortcutProblem:
 
     def objective_lower_bound(self) -> float:
         """No solution of this problem scores below this value of its objective."""
+        if self.objective == "channel-load":
+            # links: the base's plus the budget, and never more than the degree cap allows
+            links = min(self.base.m + int(self.budget), self.n * int(self.degree_cap) // 2)
+            return channel_load_lower_bound(self.n, self.lower_bounds()[1], links)
         return objective_value(self.objective, *self.lower_bounds())
 
     def describe(self) -> dict[str, Any]:
@@ -209,7 +239,8 @@ class ShortcutProblem:
     def evaluate(self, shortcuts: np.ndarray | list) -> "Evaluation":
         """Validate, then measure the augmented graph exactly."""
         s = self.validate(shortcuts)
-        return Evaluation.of(self, summary(self.graph_with(s)))
+        graph = self.graph_with(s)
+        return Evaluation.of(self, summary(graph), graph)
 
 
 @dataclass(frozen=True)
@@ -226,15 +257,18 @@ class Evaluation:
     unreachable_pairs: int
 
     @classmethod
-    def of(cls, problem: ShortcutProblem, s: DistanceSummary) -> "Evaluation":
+    def of(cls, problem: ShortcutProblem, s: DistanceSummary, graph: Graph | None = None) -> "Evaluation":
+        """The metrics from the graph's distance summary (``graph`` itself: for an objective that needs it)."""
         lb_d, lb_a = problem.lower_bounds()
+        if problem.objective in OPT_IN_OBJECTIVES and graph is None:
+            raise HopbenchError(f"the {problem.objective} objective needs the graph, not only its distances")
         return cls(
             diameter=s.diameter,
             aspl=s.aspl,
-            objective=objective_value(problem.objective, s.diameter, s.aspl),
+            objective=graph_objective_value(problem.objective, graph, s.diameter, s.aspl),
             lower_bound_diameter=lb_d,
             lower_bound_aspl=lb_a,
-            lower_bound_objective=objective_value(problem.objective, lb_d, lb_a),
+            lower_bound_objective=problem.objective_lower_bound(),
             total_distance=s.total,
             unreachable_pairs=s.unreachable_pairs,
         )

@@ -27,7 +27,7 @@ def test_unknown_names_are_one_line_errors_listing_the_known_ones():
         get_kind("flow")
     with pytest.raises(HopbenchError, match="unknown objective 'apsl'"):
         kind_of_objective("apsl")
-    with pytest.raises(HopbenchError, match="unsupported format 'x/1'; expected one of (hopbench.grid/1, )?hopbench.routes/1"):
+    with pytest.raises(HopbenchError, match="unsupported format 'x/1'; expected one of .*hopbench.routes/1"):
         kind_of_format("x/1")
     with pytest.raises(HopbenchError, match="missing field 'format'"):
         registry.verify_document({})

@@ -126,3 +126,27 @@ def test_runs_under_different_budgets_are_different_rows(tmp_path):
     rows = board.rows[board.rows.instance == inst]
     assert sorted(rows["params"]) == ["default @10s", "default @60s"]
     assert sorted(rows["mean"]) == [2.0, 2.5] and set(rows["runs"]) == {2}
+
+
+def test_a_run_better_than_the_stated_optimum_is_called_out(tiny):
+    from harness.report.board import optimum_contradictions
+    from harness.report.markdown import render_markdown
+
+    board = build_board(Store.open(tiny["url"]), "tiny", suite=tiny["suite"])
+    rows = board.rows.copy()
+    with_optimum = rows[rows["optimum"].notna() & rows["best"].notna()]
+    assert len(with_optimum) > 0
+    # first principles: the fixture's optimum 3.4 of torus:4x4 is contradicted exactly where a best run is below it
+    expected = {r.solver for r in with_optimum.itertuples() if r.best < r.optimum - 1e-9}
+    assert {line.split(": ")[1].split(" ")[0] for line in board.contradictions} == expected
+    # an optimum set just above a row's best is contradicted, one just below is not
+    k = with_optimum.index[0]
+    best = float(rows.loc[k, "best"])
+    rows.loc[rows["instance"] == rows.loc[k, "instance"], "optimum"] = best + 1e-3
+    lines = optimum_contradictions(rows, board.facts)
+    assert any(f"better than the suite's optimum {best + 1e-3:.10g}" in line for line in lines)
+    assert all("\n" not in line for line in lines)
+    rows.loc[rows["instance"] == rows.loc[k, "instance"], "optimum"] = best - 1e-3
+    assert optimum_contradictions(rows, board.facts) == []
+    board.contradictions = ["instance x: a line"]
+    assert "**Warning:** instance x: a line." in render_markdown(board)

@@ -1,0 +1,1 @@
+"""solvers/hostswitch: the host-switch kind's solvers"""
