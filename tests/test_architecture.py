@@ -24,7 +24,7 @@ LAYERS = [
     ("harness.problems",),
     ("harness.analysis", "harness.traffic"),
     ("solvers", "solvers.contract"),
-    ("solvers.shortcut", "solvers.routing", "solvers.traffic", "solvers.hostswitch"),
+    ("solvers.shortcut", "solvers.routing", "solvers.traffic", "solvers.hostswitch", "solvers.grid"),
     ("harness.bench",),
     ("harness.testing",),
     ("harness.report",),
@@ -35,7 +35,10 @@ LAYERS = [
     ("hopbench",),
 ]
 INDEPENDENT = [("harness.problems.shortcut", "harness.problems.routing"), ("solvers.shortcut", "solvers.routing"),
-               ("solvers.shortcut", "solvers.traffic"), ("solvers.routing", "solvers.traffic")]
+               ("solvers.shortcut", "solvers.traffic"), ("solvers.routing", "solvers.traffic"),
+               ("harness.problems.grid", "harness.problems.shortcut"), ("harness.problems.grid", "harness.problems.routing"),
+               ("solvers.grid", "solvers.shortcut"), ("solvers.grid", "solvers.routing"), ("solvers.grid", "solvers.traffic"),
+               ("harness.problems.grid", "harness.problems.hostswitch"), ("solvers.grid", "solvers.hostswitch")]
 
 
 def _modules() -> dict[str, Path]:

@@ -17,7 +17,8 @@ from harness.problems.kind import ProblemKind, Verdict
 BUILTIN = {"shortcut": "harness.problems.shortcut.kind", "routing": "harness.problems.routing.kind",
            # traffic lives beside the simulator it needs, a layer above the problem kinds
            "traffic": "harness.traffic.kind",
-           "hostswitch": "harness.problems.hostswitch.kind"}
+           "hostswitch": "harness.problems.hostswitch.kind",
+           "grid": "harness.problems.grid.kind"}
 
 _KINDS: dict[str, ProblemKind] = {}
 _plugins: set[str] = set()

@@ -8,6 +8,8 @@ graph (base plus shortcuts, validated first); a routing table
 dimension fastest); a topology spec (``torus:8x8``, ...) gives that graph.  Writers:
 
 ``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.graphs.edge_list.edge_list_text`);
+             for a grid graph (``hopbench.grid/1``), the grid category's ``x1,y1 x2,y2`` lines
+             (:func:`harness.problems.grid.competition.write_edges`);
              for a host-switch result, the competition's host-switch file (``hosts switches radix``, then
              host and switch links: :mod:`harness.problems.hostswitch.golf_file`)
 ``graphml``  GraphML with an integer (``int``) ``endpoints`` node attribute, as SST
@@ -176,6 +178,14 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
             from harness.problems.hostswitch.golf_file import write_text
 
             return write_text(network.radix, network.hosts, network.graph.edges)
+
+        problem = network.meta.get("problem") or {}
+        if {"width", "height", "length"} <= set(problem):
+            # a grid graph: the competition's own format for that category, one "x1,y1 x2,y2" line per edge
+            from harness.problems.grid.competition import write_edges
+            from harness.problems.grid.problem import GridProblem
+
+            return write_edges(GridProblem(**problem), network.graph.edges)
 
         return edge_list_text(network.graph)
     if fmt == "graphml":

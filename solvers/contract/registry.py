@@ -47,7 +47,8 @@ from harness.plugins import failure_text, import_plugin, named_modules
 from solvers.contract.solver import Solver
 
 #: the packages whose modules are scanned for solvers (shipped ones, and files users drop in)
-BUILTIN_PACKAGES = ("solvers.shortcut", "solvers.routing", "solvers.traffic", "solvers.hostswitch")
+BUILTIN_PACKAGES = ("solvers.shortcut", "solvers.routing", "solvers.traffic", "solvers.hostswitch",
+                    "solvers.grid")
 
 #: the solvers shipped with hopbench: name -> (``"module:Class"``, the problem kinds it solves).  A lookup
 #: by name imports only that module; ``tests/solvers/contract/test_trust.py`` checks the table against what
@@ -68,6 +69,7 @@ BUILTIN: dict[str, tuple[str, tuple[str, ...]]] = {
     "vrs": ("solvers.shortcut.vrs:VertexRandomShortcuts", ("shortcut",)),
     "simulator": ("solvers.traffic.simulator:TrafficSimulator", ("traffic",)),
     "hostswitch-annealing": ("solvers.hostswitch.annealing:HostSwitchAnnealing", ("hostswitch",)),
+    "grid-annealing": ("solvers.grid.annealing:GridAnnealing", ("grid",)),
 }
 
 #: the solver classes shipped with hopbench, as ``"module:Class"``: the only ones trusted to keep

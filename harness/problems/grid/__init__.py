@@ -1,0 +1,8 @@
+"""The ``grid`` problem kind: Graph Golf's grid-graph category (2019).
+
+Vertices are the cells of a width x height grid; an edge may join two cells whose Manhattan
+distance is at most the cable length ``length``; every degree is at most ``degree``; the score is
+the diameter, then the ASPL.  See :mod:`harness.problems.grid.problem` (definition, solutions),
+:mod:`harness.problems.grid.bounds` (the grid lower bound), :mod:`harness.problems.grid.competition`
+(the competition's ``x,y x,y`` edge files) and :mod:`harness.problems.grid.kind` (suites, boards).
+"""

@@ -1,0 +1,1 @@
+"""Solvers of the ``grid`` problem kind (Graph Golf's grid graphs)."""

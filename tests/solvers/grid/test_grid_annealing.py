@@ -1,0 +1,99 @@
+"""grid-annealing: valid graphs under every symmetry, rotation-invariant when asked, the exact evaluation
+behind its moves, and the ODP sample's value on (5 x 5, 4, 2)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvers
+from harness.problems.grid.problem import GridProblem
+from solvers.contract import Budget
+from solvers.contract.execution import execute
+from solvers.grid import _kernel as K
+from solvers.grid.annealing import cells_near, representatives, rotations
+from tests.harness.problems.grid.test_problem import networkx_metrics
+
+
+def _run(problem, *, seed=1, evaluations=3000, **params):
+    return execute(solvers.create("grid-annealing", **params), problem, seed=seed,
+                   budget=Budget(time_s=60, evaluations=evaluations)).solution
+
+
+def _edge_set(edges):
+    return {tuple(sorted(e)) for e in np.asarray(edges).tolist()}
+
+
+@pytest.mark.parametrize("g", [2, 4])
+def test_rotations_have_the_order_asked_and_keep_manhattan_lengths(g):
+    rot = rotations(5, 5, g)
+    assert (rot[0] == np.arange(25)).all()
+    turned = rot[1]
+    for _ in range(g - 1):
+        turned = rot[1][turned]
+    assert (turned == np.arange(25)).all()  # the g-th power is the identity
+    reps, centre = representatives(rot)
+    assert centre == 12 and len(reps) * g + 1 == 25
+    p = GridProblem(5, 5, 4, 2)
+    pairs = np.array([(u, v) for u in range(25) for v in range(25)])
+    assert (p.edge_lengths(pairs) == p.edge_lengths(rot[1][pairs])).all()
+
+
+def test_cells_near_are_exactly_the_cells_within_the_length():
+    p = GridProblem(6, 4, 3, 2)
+    near, nnear = cells_near(p)
+    for v in range(p.n):
+        got = set(near[v, :nnear[v]].tolist())
+        want = {u for u in range(p.n) if u != v and p.edge_lengths(np.array([[u, v]]))[0] <= 2}
+        assert got == want
+
+
+@pytest.mark.parametrize("g", [1, 2, 4])
+def test_solutions_are_valid_and_measured_exactly_under_every_symmetry(g):
+    p = GridProblem(6, 6, 4, 2)
+    sol = _run(p, symmetry=g)
+    ev = sol.evaluate()  # validates: lengths, degrees, repeats
+    assert ev.diameter < float("inf")
+    assert networkx_metrics(p, sol.edges) == pytest.approx((ev.diameter, ev.aspl), abs=1e-12)
+    if g > 1:
+        rot = rotations(6, 6, g)
+        assert _edge_set(rot[1][sol.edges]) == _edge_set(sol.edges)  # invariant under the rotation
+    # the ports are filled: 6 x 6 at degree 4 is regular without symmetry; with it, a free port and its
+    # image may be left too far apart to join (their edge's orbit would be too long)
+    assert len(sol.edges) == 72 if g == 1 else len(sol.edges) >= 70
+    assert sol.extra["symmetry"] == g
+
+
+def test_symmetry_four_is_declined_on_a_non_square_grid():
+    skipped, reason = solvers.create("grid-annealing", symmetry=4).skip(GridProblem(6, 4, 3, 2))
+    assert skipped and "square" in reason
+
+
+def test_the_kernel_energy_is_the_sum_of_distances_over_ordered_pairs():
+    # measure() from the representatives (with weights and the centre's own BFS) = the whole graph's sum
+    p = GridProblem(5, 5, 4, 2)
+    sol = _run(p, symmetry=4, evaluations=500)
+    ev = sol.evaluate()
+    n = p.n
+    rot = rotations(5, 5, 4)
+    reps, centre = representatives(rot)
+    nbr = np.full((n, 4), -1, np.int64)
+    deg = np.zeros(n, np.int64)
+    for u, v in sol.edges.tolist():
+        nbr[u, deg[u]], nbr[v, deg[v]] = v, u
+        deg[u] += 1
+        deg[v] += 1
+    out = np.zeros(4)
+    A, B = np.empty((n, 1), np.uint64), np.empty((n, 1), np.uint64)
+    assert K.measure(nbr, deg, reps, 4.0, centre, 100, 0.0, np.inf, A, B, np.empty(n, np.int64), np.empty(n, np.int64),
+                     out)
+    assert out[1] == 2 * ev.total_distance and out[2] == ev.diameter and out[3] == 0
+    # an evaluation that cannot be accepted stops early and says so
+    assert not K.measure(nbr, deg, reps, 4.0, centre, 100, 0.0, out[0] - 1, A, B, np.empty(n, np.int64),
+                         np.empty(n, np.int64), out)
+
+
+def test_the_five_by_five_instance_reaches_the_odp_sample():
+    # ODP's sample graph: diameter 4 (the bound), ASPL 2.2666666667 (680 / 300)
+    sol = _run(GridProblem(5, 5, 4, 2), symmetry=1, evaluations=300_000)
+    ev = sol.evaluate()
+    assert ev.diameter == 4 and ev.total_distance <= 680
