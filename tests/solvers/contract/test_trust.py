@@ -185,11 +185,14 @@ def test_a_strict_warm_up_raises_the_first_failure_every_time_and_declines_are_n
             raise SolverDeclined(solver.name, "not this one")
         raise RuntimeError("kernel failed")
 
+    from harness.problems.registry import get_kind
+
+    count = len(get_kind("shortcut").warm_up_problems())
     monkeypatch.setattr(warmup, "execute", run)
-    with pytest.raises(warmup.WarmUpFailed, match="warm-up problem 2/10 of kind shortcut: RuntimeError") as first:
+    with pytest.raises(warmup.WarmUpFailed, match=f"warm-up problem 2/{count} of kind shortcut: RuntimeError") as first:
         warmup.warm_up_solver("random", time_s=10.0, strict=True)
     assert first.value.index == 2 and first.value.kind == "shortcut"
-    assert calls[0].time_s == pytest.approx(0.25)  # a quarter of 10 s shared by 10 warm-up problems
+    assert calls[0].time_s == pytest.approx(10.0 / 4 / count)  # a quarter of 10 s shared by the warm-up problems
     with pytest.raises(warmup.WarmUpFailed):
         warmup.warm_up_solver("random", time_s=10.0, strict=True)
     assert len(calls) == 2  # not tried again
