@@ -68,8 +68,7 @@ def _line(doc: Mapping[str, Any]) -> bytes:
             + "\n").encode()
 
 
-def archive_rows(store: Any, suite: str, shipped: Mapping[int, str], suite_dir: Path | None = None
-                 ) -> Iterator[dict[str, Any]]:
+def archive_rows(store: Any, suite: str, shipped: Mapping[int, str]) -> Iterator[dict[str, Any]]:
     """The archive lines of ``suite``'s board runs (tuning studies' runs make no board and are left out),
     in recording order.  ``shipped`` maps a run id to the solution file the board writes for it, relative to
     the suite's directory; such a run's solution is referenced, not repeated."""
