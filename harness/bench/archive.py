@@ -72,8 +72,6 @@ def archive_rows(store: Any, suite: str, shipped: Mapping[int, str]) -> Iterator
     """The archive lines of ``suite``'s board runs (tuning studies' runs make no board and are left out),
     in recording order.  ``shipped`` maps a run id to the solution file the board writes for it, relative to
     the suite's directory; such a run's solution is referenced, not repeated."""
-    from harness.report.board import iter_solutions
-
     rows = [r for r in store.records(suite=suite, with_solutions=False) if r.get("study") is None]
     by_run: dict[int, list[list[Any]]] = {}
     ids = [int(r["id"]) for r in rows]
@@ -82,7 +80,7 @@ def archive_rows(store: Any, suite: str, shipped: Mapping[int, str]) -> Iterator
             by_run.setdefault(int(p["run_id"]), []).append([p["elapsed_s"], p["evaluations"], p["value"]])
     for start in range(0, len(rows), 50):  # solutions a few at a time: a store's can be gigabytes
         chunk = rows[start:start + 50]
-        docs = dict(iter_solutions(store, [int(r["id"]) for r in chunk]))
+        docs = _solutions(store, [int(r["id"]) for r in chunk])
         for row in chunk:
             out: dict[str, Any] = {}
             for key, value in row.items():
@@ -101,6 +99,17 @@ def archive_rows(store: Any, suite: str, shipped: Mapping[int, str]) -> Iterator
             else:
                 out["solution"] = json.loads(text)
             yield out
+
+
+def _solutions(store: Any, run_ids: list[int]) -> dict[int, str]:
+    """``run id -> solution JSON text`` of these runs (those that have one)."""
+    from sqlalchemy import select
+
+    from harness.bench.schema import runs
+
+    query = select(runs.c.id, runs.c.solution).where(runs.c.id.in_(run_ids))
+    with store.engine.connect() as conn:
+        return {int(i): text for i, text in conn.execute(query).all() if text}
 
 
 def archive_bytes(store: Any, suite: str, shipped: Mapping[int, str]) -> bytes:
