@@ -18,7 +18,12 @@
 #   ONLY    instance globs, comma-separated (e.g. "empty:64/cap3/*,empty:96/cap3/*"): re-run, replacing
 #           what the store holds, every cell of the matching instances only, and keep the other cells
 #           of the store.  For a change that alters a few instances' runs only; the provenance file
-#           then lists these commands and, below them, the earlier publish's.
+#           then lists these commands and, below them, the earlier publish's.  A STORE without the
+#           suite's runs (a fresh checkout) first loads the runs the board ships (see IMPORT).
+#   IMPORT  1: first load each suite's shipped runs, leaderboards/<suite>/runs.jsonl.xz, into STORE
+#           (`hopbench results --merge-from`, which re-checks every solution and refuses a forged row);
+#           the runs then find those cells recorded, so an unchanged suite is republished from its
+#           shipped runs alone, in minutes.
 #
 # Re-running resumes: cells already in the store are skipped (see `hopbench run`), so an interrupted
 # publish continues where it stopped; `hopbench board` always rebuilds a suite's board from
@@ -32,6 +37,7 @@ STORE=${STORE:-sqlite:///hopbench-publish.db}
 JOBS=${JOBS:-$(nproc)}
 EXTRA=${EXTRA:-}
 ONLY=${ONLY:-}
+IMPORT=${IMPORT:-}
 IFS=, read -ra ONLY_LIST <<< "${ONLY// /}"
 
 IFS=, read -ra ALL_LIST <<< "$ALL_SUITES"
@@ -47,27 +53,53 @@ for suite in "${LIST[@]}"; do
 done
 SUITES=$(IFS=,; echo "${LIST[*]}")
 
-if [ -n "$ONLY" ]; then
-  # A board is rebuilt from everything its suite has in the store: a partial re-run into a store
-  # without the earlier publish's runs would publish a board of the re-run instances only.
+# The suites whose shipped runs (leaderboards/<suite>/runs.jsonl.xz) are loaded into STORE before anything runs.
+TO_IMPORT=()
+if [ -n "$IMPORT" ]; then
   for suite in "${LIST[@]}"; do
-    python - "$STORE" "$suite" "$ONLY" <<'PY' || exit 2
+    if [ ! -e "leaderboards/$suite/runs.jsonl.xz" ]; then
+      echo "error: IMPORT loads the runs a board ships, but leaderboards/$suite/runs.jsonl.xz does not exist" \
+           "(that board was published before boards shipped their runs); publish $suite in full, without IMPORT" >&2
+      exit 2
+    fi
+    TO_IMPORT+=("$suite")
+  done
+elif [ -n "$ONLY" ]; then
+  # A board is rebuilt from everything its suite has in the store: a partial re-run into a store
+  # without the earlier publish's runs would publish a board of the re-run instances only.  A store
+  # that holds none of them (a fresh checkout) first loads the runs the board ships.
+  for suite in "${LIST[@]}"; do
+    found=$(python - "$STORE" "$suite" "$ONLY" <<'PY'
 import fnmatch
 import sys
 
-from harness.bench.store import Store
+from harness.bench.store import Store, creates_file
 from harness.errors import HopbenchError
 
 url, suite, globs = sys.argv[1], sys.argv[2], [g for g in sys.argv[3].split(",") if g.strip()]
 try:
+    if creates_file(url):
+        raise HopbenchError(f"the results store {url} does not exist")
     runs = Store.open(url, mode="read").dataframe(suite=suite, with_solutions=False)
 except HopbenchError as exc:
-    sys.exit(f"error: ONLY re-runs part of a published suite, but {exc}")
+    print(f"error: ONLY re-runs part of a published suite, but {exc}")
+    sys.exit()
 others = [i for i in set(runs.instance) if not any(fnmatch.fnmatchcase(i, g.strip()) for g in globs)]
 if not others:
-    sys.exit(f"error: ONLY re-runs part of suite {suite}, but STORE holds none of its other cells, so its board "
-             "would show the re-run instances only; point STORE at the earlier publish's store, or unset ONLY")
+    print(f"error: ONLY re-runs part of suite {suite}, but STORE holds none of its other cells, so its board "
+          "would show the re-run instances only")
 PY
+) || exit 2
+    if [ -z "$found" ]; then
+      continue
+    fi
+    if [ -e "leaderboards/$suite/runs.jsonl.xz" ]; then
+      TO_IMPORT+=("$suite")  # e.g. a fresh checkout: the board's own runs are the earlier publish
+    else
+      echo "$found; and leaderboards/$suite ships no runs.jsonl.xz to load; point STORE at the earlier publish's" \
+           "store, or unset ONLY" >&2
+      exit 2
+    fi
   done
 fi
 
@@ -166,9 +198,19 @@ publish_graphgolf() {
   hb_run --suite graphgolf --seeds 3 --solver random-matching --time-limit 10
 }
 
+# The shipped runs first, all of them before any run: each is re-checked, and a refused file stops the publish
+# before anything is run or written.
 declare -A SUITE_COMMANDS
+declare -A IMPORTED
+for suite in "${TO_IMPORT[@]}"; do
+  COMMANDS=()
+  # (no `|| exit` here: it would switch off `set -e` inside run(), and a refused file would not stop the publish)
+  run hopbench results --merge-from "leaderboards/$suite/runs.jsonl.xz" --storage "$STORE"
+  IMPORTED[$suite]=${COMMANDS[0]}
+done
 for suite in "${LIST[@]}"; do
   COMMANDS=()
+  [ -z "${IMPORTED[$suite]:-}" ] || COMMANDS+=("${IMPORTED[$suite]}")
   "publish_$suite"
   SUITE_COMMANDS[$suite]=$(printf '%s\n' "${COMMANDS[@]}")
 done
@@ -184,15 +226,22 @@ for dir in leaderboards/site "${LIST[@]}"; do
     rm -rf "$dir"
   fi
 done
+# The generated folders of the suites published now go, so that nothing of the earlier build stays behind: the
+# board removes the files of its previous build only when its manifest is signed with this user's key, and a
+# checkout's manifest was signed on the machine that published it (their runs are in STORE by now).
+for suite in "${LIST[@]}"; do
+  rm -rf "leaderboards/$suite/solutions" "leaderboards/$suite/plots"
+done
 COMMANDS=()
 # --force: the committed boards were written by hopbench, but on a fresh checkout (or another machine) no
 # manifest here is signed with this user's key, so hopbench cannot tell them from files it did not write;
 # publishing regenerates them on purpose.  (An unsigned manifest still removes nothing.)
-run hopbench board --suite "$SUITES" --storage "$STORE" -o leaderboards --compress-over 20000 --force
+# --with-runs: each board ships its runs (runs.jsonl.xz), so a later partial publish needs no earlier store.
+run hopbench board --suite "$SUITES" --storage "$STORE" -o leaderboards --compress-over 20000 --force --with-runs
 BOARD_COMMAND=${COMMANDS[0]}
 
-# Every solution the boards link to must verify (the same test CI runs over the committed files).
-python -m pytest -q tests/test_published_boards.py
+# Every solution the rebuilt boards link to must verify (the same test CI runs over all the committed files).
+python -m pytest -q tests/test_published_boards.py -k "$(printf '%s\n' "${LIST[@]}" | paste -sd ' ' | sed 's/ / or /g')"
 
 # What each board shows was made when and by what the recorded runs say (a resumed publish spans
 # several sittings; the runs, not this script's clock, are the record).
@@ -274,5 +323,23 @@ done
   echo "\`hopbench verify leaderboards/<suite>/solutions/<file>.json\` re-checks one linked solution from"
   echo "scratch (files over 20 kB are gzip-compressed as \`.json.gz\`);"
   echo "\`pytest tests/test_published_boards.py\` checks every file every board links to."
+  echo
+  echo "# The runs behind each board"
+  echo
+  echo "Each board ships every run it was built from, beside it: \`leaderboards/<suite>/runs.jsonl.xz\`"
+  echo "(xz-compressed JSON lines: every row of the results store with its parameters, provenance, anytime trace"
+  echo "and solution; a solution the board ships under \`solutions/\` is referenced by its file and sha256, not"
+  echo "repeated).  Load one into a store to re-analyse it, or to re-run part of a suite on a fresh checkout:"
+  echo
+  echo '\`\`\`bash'
+  echo "hopbench results --merge-from leaderboards/<suite>/runs.jsonl.xz --storage sqlite:///mine.db"
+  echo "ONLY='<instance glob>' SUITES=<suite> leaderboards/publish.sh      # loads the shipped runs itself"
+  echo "IMPORT=1 SUITES=<suite> leaderboards/publish.sh                   # republish from the shipped runs alone"
+  echo '\`\`\`'
+  echo
+  echo "Nothing in the file is trusted: loading it re-verifies every ok row's solution from scratch as an answer"
+  echo "to its instance's problem (the instance id derived from its fields, the cell key from its fields), and"
+  echo "compares every number the row claims with the recomputed one; one refused row (each said in one line)"
+  echo "refuses the whole file.  Format and checks: [docs/leaderboards.md](../docs/leaderboards.md#the-runs-behind-a-board)."
 } > leaderboards/README.md
 echo "published: $SUITES (leaderboards/README.md, leaderboards/provenance/, site/index.html); review and commit it" >&2

@@ -1,6 +1,7 @@
 """leaderboards/publish.sh refuses a SUITES list naming no suite or one it does not publish, and a partial
-re-run (ONLY) into a store without the earlier publish, before running anything; every published suite
-has its commands and, once published, its provenance file."""
+re-run (ONLY) into a store without the earlier publish, before running anything, unless the board ships its
+runs, which it then loads first; every published suite has its commands and, once published, its provenance
+file."""
 from __future__ import annotations
 
 import os
@@ -47,6 +48,29 @@ def test_every_published_suite_has_its_commands_and_a_provenance_file():
         assert (SCRIPT.parent / suite).is_dir() == (provenance / f"{suite}.md").is_file(), suite
 
 
+@pytest.mark.parametrize("suite", ALL.split(","))
+def test_a_partial_rerun_on_a_fresh_checkout_loads_the_runs_the_board_ships_first(tmp_path, suite):
+    # a store without the suite's runs: a board that ships its runs (runs.jsonl.xz) has them loaded (re-checked)
+    # before anything runs; one that ships none is refused, as before boards shipped their runs
+    fake = tmp_path / "bin" / "hopbench"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path / 'calls'}\nexit 1\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}", "SUITES": suite,
+           "ONLY": "no-such-instance/*", "STORE": f"sqlite:///{tmp_path / 'fresh.db'}"}
+    out = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=120, env=env)
+    calls = (tmp_path / "calls").read_text().splitlines() if (tmp_path / "calls").exists() else []
+    if (SCRIPT.parent / suite / "runs.jsonl.xz").exists():
+        # the load comes first, and its failure (the stand-in fails, as a refused file would) stops the publish
+        assert out.returncode == 1, out.stderr
+        assert calls == [f"results --merge-from leaderboards/{suite}/runs.jsonl.xz --storage sqlite:///"
+                         f"{tmp_path / 'fresh.db'}"], out.stderr
+    else:
+        assert out.returncode == 2, out.stderr
+        assert calls == []
+        assert f"leaderboards/{suite} ships no runs.jsonl.xz" in out.stderr.strip().splitlines()[-1]
+
+
 def test_a_partial_rerun_needs_the_earlier_publish_in_the_store(tmp_path):
     # ONLY re-runs a few instances of a suite whose board is rebuilt from the whole store: a store
     # without the suite's other cells (missing, or empty) is refused before anything runs
@@ -55,9 +79,13 @@ def test_a_partial_rerun_needs_the_earlier_publish_in_the_store(tmp_path):
     empty = tmp_path / "empty.db"
     Store.open(f"sqlite:///{empty}")  # the tables, no runs
     env = _fake_hopbench(tmp_path)
+    # a checkout whose boards ship no runs (the script's copy, alone in its leaderboards/)
+    script = tmp_path / "checkout" / "leaderboards" / "publish.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text(SCRIPT.read_text())
     for store, message in [(tmp_path / "missing.db", "does not exist"),
                            (empty, "STORE holds none of its other cells")]:
-        out = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=120,
+        out = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=120,
                              env={**env, "SUITES": "graphgolf", "ONLY": "empty:64/cap3/*",
                                   "STORE": f"sqlite:///{store}"})
         assert out.returncode == 2, out.stderr

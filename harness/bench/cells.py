@@ -102,6 +102,20 @@ def _one_line(exc: BaseException) -> str:
     return first[:900] + where
 
 
+def out_of_memory(exc: BaseException) -> str:
+    """The one-line error of a run that ran out of memory; in a plug-in's sandbox it names the limit it hit
+    (``RLIMIT_AS``, :func:`solvers.contract.limits.plugin_memory_limit`) and how to raise it."""
+    import resource
+
+    from solvers.contract.limits import PLUGIN_MEMORY_LIMIT_ENV, shown_bytes
+
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if os.environ.get("HOPBENCH_SANDBOX_ADDRESS_SPACE") and limit != resource.RLIM_INFINITY:
+        return (f"out of memory: the solver went past the {shown_bytes(limit)} of address space a plug-in's sandbox "
+                f"may map (RLIMIT_AS; {PLUGIN_MEMORY_LIMIT_ENV}=SIZE allows more) [{_one_line(exc)}]")
+    return f"out of memory: {_one_line(exc)}"
+
+
 def trusted(cell: dict[str, Any]) -> bool:
     """Whether the cell's solver is shipped with hopbench (:func:`solvers.is_builtin`); every other solver is
     a plug-in, held to the hard limits whatever it promises."""
@@ -130,7 +144,8 @@ def warm_up(cell: dict[str, Any]) -> None:
 
 def warm_up_failure(exc: WarmUpFailed) -> str:
     """The one-line error of a cell whose solver's warm-up failed (it starts with ``warm-up``)."""
-    return (f"warm-up failed on warm-up problem {exc.index}/{exc.count} of kind {exc.kind}: {_one_line(exc.cause)}; "
+    cause = out_of_memory(exc.cause) if isinstance(exc.cause, MemoryError) else _one_line(exc.cause)
+    return (f"warm-up failed on warm-up problem {exc.index}/{exc.count} of kind {exc.kind}: {cause}; "
             f"a solver must solve or decline every warm-up problem of its kinds (the conformance suite, "
             f"harness.testing, checks it)")
 
@@ -166,6 +181,8 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
         result.update(status="error", error=f"invalid solution: {exc}")
     except HopbenchError as exc:
         result.update(status="error", error=str(exc))
+    except MemoryError as exc:  # e.g. a plug-in past its sandbox's address-space limit
+        result.update(status="error", error=out_of_memory(exc))
     except Exception as exc:  # a solver bug must not sink the matrix
         result.update(status="error", error=_one_line(exc))
     result["finished_at"] = now().isoformat()

@@ -40,10 +40,12 @@ from typing import Any, Callable
 
 from harness._paths import REPO_ROOT
 from harness.bench.cells import failed_result, hard_limit, trusted, warm_up_limit
-from solvers.contract.limits import PLUGIN_WARMUP_LIMIT_ENV
+from solvers.contract.limits import PLUGIN_MEMORY_LIMIT_ENV, PLUGIN_WARMUP_LIMIT_ENV, plugin_memory_limit, shown_bytes
 
 #: seconds a new child may take to import harness, solvers and numba
 STARTUP_TIMEOUT = 300.0
+#: set by the parent in a plug-in sandbox's environment: the bytes of address space the child allows itself
+SANDBOX_MEMORY_ENV = "HOPBENCH_SANDBOX_ADDRESS_SPACE"
 
 #: ``listener(event, solver)``: told of a sandbox's warm-ups, from the thread that drives it
 Listener = Callable[[str, str], None]
@@ -58,9 +60,15 @@ _failed_lock = threading.Lock()
 class Sandbox:
     """One child process that runs cells sequentially."""
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, memory: int | None = None) -> None:
         env = dict(os.environ)
         env["NUMBA_NUM_THREADS"] = str(max(1, threads))
+        # a plug-in's sandbox: its address space is capped (RLIMIT_AS, soft and hard, set by the child itself
+        # before it imports anything), so a plug-in that allocates too much fails alone
+        self.memory = memory
+        env.pop(SANDBOX_MEMORY_ENV, None)
+        if memory is not None:
+            env[SANDBOX_MEMORY_ENV] = str(int(memory))
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         # the child must import the same harness/solvers as this process
         root = str(REPO_ROOT)
@@ -216,9 +224,12 @@ def run_isolated(cell: dict[str, Any], notify: Listener | None = None) -> dict[s
                                    started_at=now().isoformat())
             result["timing"] = {"warm_up_s": 0.0, "run_s": None}
             return result
-    box: Sandbox | None = getattr(_local, "box", None)
+    # plug-ins run in a sandbox of their own, whose address space is capped; a shipped solver's is not
+    slot = "plugin_box" if plugin else "box"
+    box: Sandbox | None = getattr(_local, slot, None)
     if box is None or not box.alive():
-        box = _local.box = Sandbox(cell.get("threads", 1))
+        box = Sandbox(cell.get("threads", 1), plugin_memory_limit() if plugin else None)
+        setattr(_local, slot, box)
     started = now()
     limit = hard_limit(cell)
     t0 = None
@@ -229,7 +240,7 @@ def run_isolated(cell: dict[str, Any], notify: Listener | None = None) -> dict[s
         return result
     except _Timeout:
         box.kill()
-        _local.box = None
+        setattr(_local, slot, None)
         waited = time.monotonic() - box.clock
         if box.phase != "warm-up":
             error = f"killed after {waited:.1f} s: still running at the hard limit of a {cell['time_limit']:g} s cell"
@@ -243,13 +254,13 @@ def run_isolated(cell: dict[str, Any], notify: Listener | None = None) -> dict[s
     except _Died as exc:
         tail = box.stderr_tail()
         box.kill()
-        _local.box = None
+        setattr(_local, slot, None)
         status, error = "error", f"worker process died (exit code {exc.args[0]})" + (f": {tail}" if tail else "")
         if box.phase == "warm-up":
             error = f"warm-up failed: {error}"
     except _WarmUpFailed as exc:
         box.kill()  # whatever the failed plug-in left behind (threads, memory) goes with its child
-        _local.box = None
+        setattr(_local, slot, None)
         status, error = "error", str(exc.args[0])
     if box.warming is not None and notify is not None:
         notify("warm-up failed", box.warming)
@@ -284,6 +295,7 @@ def close_all(*, kill: bool = False) -> None:
 
 def _serve() -> None:
     """Child side: read cells from stdin, write one JSON result line per cell."""
+    limit_address_space()
     protocol = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything a solver prints goes to stderr, never into the protocol
 
@@ -330,6 +342,21 @@ def _serve() -> None:
         signal.alarm(0)
         end_strays(cell)
         send(result)
+
+
+def limit_address_space() -> None:
+    """Child side, first thing: cap this process's address space (``RLIMIT_AS``, soft and hard, so the plug-in
+    cannot raise it again) when the parent asked for it (:data:`SANDBOX_MEMORY_ENV`, a plug-in's sandbox)."""
+    text = os.environ.get(SANDBOX_MEMORY_ENV)
+    if not text:
+        return
+    import resource
+
+    limit = int(text)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def end_strays(cell: dict[str, Any]) -> None:

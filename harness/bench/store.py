@@ -692,8 +692,10 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    def record(self, row: dict[str, Any], trace: Iterable[tuple[float, int, float]] = ()) -> int:
-        """Insert one cell's result (replacing an earlier row of the same cell) in one transaction."""
+    def record(self, row: dict[str, Any], trace: Iterable[tuple[float, int, float]] = (), *,
+               run_id: int | None = None) -> int:
+        """Insert one cell's result (replacing an earlier row of the same cell) in one transaction; ``run_id``:
+        the id to give it when no run has that id yet (a published run loaded back keeps its own)."""
         self._writable()
         values = {k: row.get(k) for k in RUN_COLUMNS}
         for key in ("objective", "diameter", "aspl", "elapsed_s"):
@@ -710,7 +712,7 @@ class Store:
                   for i, (t, e, v) in enumerate(trace)]
         for attempt in range(3):
             try:
-                return self._replace(values, points)
+                return self._replace(values, points, run_id)
             except IntegrityError:
                 # another writer recorded the same cell between our delete and insert (two
                 # coordinators on one matrix); the retry replaces its row, last writer wins
@@ -718,12 +720,14 @@ class Store:
                     raise
         raise AssertionError("unreachable")
 
-    def _replace(self, values: dict[str, Any], points: list[dict[str, Any]]) -> int:
+    def _replace(self, values: dict[str, Any], points: list[dict[str, Any]], run_id: int | None = None) -> int:
         with self.engine.begin() as conn:
             old = conn.execute(select(runs.c.id).where(runs.c.cell_key == values["cell_key"])).scalar()
             if old is not None:
                 conn.execute(delete(traces).where(traces.c.run_id == old))
                 conn.execute(delete(runs).where(runs.c.id == old))
+            if run_id is not None and conn.execute(select(runs.c.id).where(runs.c.id == run_id)).scalar() is None:
+                values = {**values, "id": int(run_id)}
             run_id = conn.execute(insert(runs).values(**values)).inserted_primary_key[0]
             if points:
                 conn.execute(insert(traces), [{"run_id": run_id, **p} for p in points])
@@ -915,20 +919,27 @@ def merge(source_url: str, target_url: str, refused: list[str] | None = None) ->
         src.close()
     dst = Store.open(target_url)
     try:
-        with dst.engine.connect() as conn:
-            existing = {k: (s == "ok", _utc(f)) for k, s, f in
-                        conn.execute(select(runs.c.cell_key, runs.c.status, runs.c.finished_at)).all()}
-        copied = 0
-        for row in rows:
-            rid = row.pop("id")
-            theirs = existing.get(row["cell_key"])
-            if theirs is not None and theirs > (row["status"] == "ok", _utc(row["finished_at"])):
-                continue
-            dst.record(row, by_run.get(rid, []))
-            copied += 1
-        return copied
+        return merge_rows(dst, [(None, row, by_run.get(row.pop("id"), [])) for row in rows])
     finally:
         dst.close()
+
+
+def merge_rows(dst: Store, rows: Iterable[tuple[int | None, dict[str, Any], Any]], *, keep_ties: bool = False) -> int:
+    """Record ``(run id or None, row, trace)`` items in ``dst`` as :func:`merge` decides (a cell recorded in
+    both keeps the ok row, then the later one; on a tie the new row, unless ``keep_ties``); a given run id is
+    kept when ``dst`` has no run of that id.  Returns how many were recorded."""
+    with dst.engine.connect() as conn:
+        existing = {k: (s == "ok", _utc(f)) for k, s, f in
+                    conn.execute(select(runs.c.cell_key, runs.c.status, runs.c.finished_at)).all()}
+    copied = 0
+    for run_id, row, trace in rows:
+        theirs = existing.get(row["cell_key"])
+        ours = (row["status"] == "ok", _utc(row["finished_at"]))
+        if theirs is not None and (theirs > ours or keep_ties and theirs == ours):
+            continue
+        dst.record(row, trace, run_id=run_id)
+        copied += 1
+    return copied
 
 
 def as_utc(moment: Any) -> datetime | None:

@@ -271,6 +271,42 @@ def journal_path(store_url: str) -> str | None:
     return f"{db}.optuna-journal"
 
 
+def _whole_lines_journal(base: type) -> type:
+    """Optuna's journal file backend, but a write that fails (a full disk) leaves no partial line: Optuna's own
+    appends what it can, and the journal, cut in the middle of a line, could not be read again, so every earlier
+    trial of the study would be lost.  Here the journal is cut back to where it was, under Optuna's lock, and the
+    failure is a one-line :class:`HopbenchError`."""
+    try:
+        from optuna.storages.journal._file import get_lock_file
+    except ImportError:  # another Optuna layout: its own append, unprotected
+        return base
+
+    class WholeLinesJournal(base):
+        def append_logs(self, logs: list[dict[str, Any]]) -> None:
+            data = ("\n".join(json.dumps(log, separators=(",", ":")) for log in logs) + "\n").encode("utf-8")
+            with get_lock_file(self._lock):
+                fd = os.open(self._file_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+                try:
+                    start = os.lseek(fd, 0, os.SEEK_END)
+                    try:
+                        view = memoryview(data)
+                        while view:
+                            view = view[os.write(fd, view):]
+                        os.fsync(fd)
+                    except OSError as exc:
+                        os.ftruncate(fd, start)  # the study as it was before this write
+                        error = HopbenchError(f"cannot write the Optuna study journal {self._file_path} "
+                                              f"({exc.strerror or exc}); the journal is as it was before this "
+                                              f"write, its earlier trials kept; free some space and run the same "
+                                              f"'hopbench tune' again to resume")
+                        _journal_failures.append(error)
+                        raise error from None
+                finally:
+                    os.close(fd)
+
+    return WholeLinesJournal
+
+
 def optuna_storage(store_url: str):
     """Where the study lives: a journal file beside a SQLite store, else the store's own database (with the
     store's connect timeout, and its one-line errors for a server that fails later)."""
@@ -282,7 +318,7 @@ def optuna_storage(store_url: str):
 
     journal = journal_path(store_url)
     if journal is not None:
-        return JournalStorage(JournalFileBackend(journal))
+        return JournalStorage(_whole_lines_journal(JournalFileBackend)(journal))
     # a heartbeat lets any worker fail the trials of a worker that was killed
     for attempt in range(4):
         try:
@@ -484,7 +520,22 @@ class StopRequest:
             self._restore()
 
 
+class _StoreFailed(BaseException):
+    """A trial's run could not be recorded (a full disk, a store gone): the study stops at once.  Not an
+    ``Exception``, so that Optuna, which records a failing objective as a failed trial and goes on (logging a
+    traceback), lets it through; :func:`run_worker` fails the trial and says the one line."""
+
+    def __init__(self, error: HopbenchError, trial: int) -> None:
+        super().__init__(str(error))
+        self.error, self.trial = error, trial
+
+
+#: journal writes that failed in this process (:func:`_whole_lines_journal`): Optuna may hide the error behind its own
+_journal_failures: list[HopbenchError] = []
+
+
 def _objective_factory(cfg: TuneConfig, stop: StopRequest | None = None, progress: Progress | None = None):
+    """The study's objective; a store that cannot record a run stops the study (:class:`_StoreFailed`)."""
     import optuna
 
     import solvers
@@ -536,9 +587,12 @@ def _objective_factory(cfg: TuneConfig, stop: StopRequest | None = None, progres
                                      threads=threads)
                     cell["key"] += f"|study={trial.study.study_name}|trial={trial.number}"
                     result = recheck(cell, run_isolated(cell), problems)  # re-verified before it counts
-                    store.record(result_row(cell, result, commit, {"study": trial.study.study_name,
-                                                                   "trial": trial.number}),
-                                 result.get("trace") or [])
+                    try:
+                        store.record(result_row(cell, result, commit, {"study": trial.study.study_name,
+                                                                       "trial": trial.number}),
+                                     result.get("trace") or [])
+                    except HopbenchError as exc:  # e.g. a full disk: no further trial, and the command says why
+                        raise _StoreFailed(exc, trial.number) from None
                     per_seed.append(trial_gap(result, reference[inst.id]))
                 gap = sum(per_seed) / len(per_seed)
                 gaps.append(gap)
@@ -581,7 +635,20 @@ def run_worker(cfg: TuneConfig, n_trials: int, worker: int, progress: Progress |
 
     with stop.installed():
         try:
+            del _journal_failures[:]
             study.optimize(objective, n_trials=n_trials, catch=(Exception,), callbacks=[finished])
+        except _StoreFailed as failed:  # the runs recorded before it are kept (one transaction per run)
+            from optuna.trial import TrialState
+
+            try:
+                study.tell(failed.trial, state=TrialState.FAIL, skip_if_finished=True)
+            except Exception:  # the journal may be on the same full disk: the trial stays as a killed worker's
+                pass
+            raise HopbenchError(f"tuning stopped: {failed.error}") from None
+        except Exception:
+            if _journal_failures:  # Optuna's bookkeeping after a failed journal write may raise its own error
+                raise _journal_failures[0] from None
+            raise
         finally:
             close_all(kill=stop.requested)  # an interrupted cell is not waited for
     return stop.requested

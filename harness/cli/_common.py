@@ -139,7 +139,7 @@ def add_solver_options(p: argparse.ArgumentParser, *, output: str, json_help: st
 
 def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report: Any = None,
                on_start: Any = None, time_limit: Any = None, evaluations: int | None = None,
-               on_reporter: Any = None) -> Any:
+               on_reporter: Any = None, kind: str | None = None, fields: dict[str, Any] | None = None) -> Any:
     """Run ``solver`` once on ``problem`` under ``--time-limit`` (or ``time_limit``, seconds or their text,
     when given) and ``evaluations``, its kernels compiled before the clock starts; returns the run's outcome
     (solution, trace, evaluations, elapsed time).
@@ -147,6 +147,10 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
     ``on_report(point)`` hears every improvement the solver reports (a ``TracePoint``);
     ``on_start()`` is called when the warm-up is over and the solver's clock starts; ``on_reporter(reporter)``
     gets the run's reporter (its live evaluation count).
+
+    A plug-in (a solver hopbench does not ship) runs as a ``run`` cell does, in a sandbox process under the
+    same hard limits (:func:`run_sandboxed`); ``kind`` and ``fields`` (the instance fields the problem is
+    built from) say what to build there.  Its solution comes back as a document, ``on_report`` hears nothing.
     """
     import solvers
     from solvers.contract.budget import Budget
@@ -154,6 +158,10 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
     from solvers.contract.warmup import warm_up_solver
 
     seconds = time_limit if time_limit is not None else args.time_limit
+    if not solvers.is_builtin(solver.name) and kind is not None and fields is not None:
+        return run_sandboxed(solver, kind, fields, seed=args.seed,
+                             time_limit=positive_seconds(str(seconds)) if seconds is not None else None,
+                             evaluations=evaluations, on_start=on_start)
     budget = Budget(time_s=positive_seconds(str(seconds)) if seconds is not None else None, evaluations=evaluations)
     if budget.time_s is not None and solvers.is_builtin(solver.name):
         warm_up_solver(solver.name, dict(solver.config))
@@ -162,6 +170,43 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
     with stop_on_signals() as stop:  # from here on, Ctrl-C keeps the best solution found
         return execute(solver, problem, seed=args.seed, budget=budget, on_report=on_report, stop=stop,
                        on_reporter=on_reporter)
+
+
+def run_sandboxed(solver: Any, kind: str, fields: dict[str, Any], *, seed: int, time_limit: float | None,
+                  evaluations: int | None, on_start: Any = None) -> Any:
+    """Run a plug-in once as ``hopbench run`` runs its cells: in a sandbox process of its own
+    (:func:`harness.bench.sandbox.run_isolated`), its warm-up held to the plug-in warm-up limit, killed with its
+    process group at the hard limit (1.2 x the time limit + 5 s; without ``--time-limit`` the limit a suite's
+    cells get by default, 60 s), its address space capped (``RLIMIT_AS``).  Any outcome but a solution is one
+    line (:class:`HopbenchError`); the solution document is re-checked by the caller, as always."""
+    from types import SimpleNamespace
+
+    from harness.bench.runner import DEFAULT_TIME_LIMIT
+    from harness.bench.sandbox import close_all, run_isolated
+
+    limit = float(time_limit) if time_limit is not None else DEFAULT_TIME_LIMIT
+    cell = {"key": f"{solver.name}|{kind}|{seed}", "run": f"cli-{id(solver)}", "suite": "(command line)",
+            "instance": "(command line)", "kind": kind, "fields": fields, "solver": solver.name,
+            "params": json.loads(json.dumps(dict(solver.config), default=str)), "params_tag": "", "seed": int(seed),
+            "time_limit": limit, "evaluations": evaluations, "threads": 1}
+
+    def heard(event: str, _solver: str) -> None:
+        if event == "warmed" and on_start is not None:
+            on_start()
+
+    try:
+        result = run_isolated(cell, heard)
+    finally:
+        close_all(kill=True)  # nothing the plug-in started outlives the command
+    status, error = result.get("status"), result.get("error")
+    if status == "skipped":
+        raise HopbenchError(f"solver {solver.name} declined this problem: {error}")
+    if status != "ok":
+        raise HopbenchError(f"solver {solver.name} (a plug-in, run in a sandbox under the hard limits of 'hopbench "
+                            f"run') failed: {status}: {error}")
+    trace = [SimpleNamespace(elapsed_s=t, evaluations=e, value=v) for t, e, v in result.get("trace") or []]
+    return SimpleNamespace(solution=result.get("solution"), trace=trace, evaluations=result.get("evaluations") or 0,
+                           elapsed_s=float(result.get("elapsed_s") or 0.0), interrupted=False)
 
 
 #: the exit code of a command stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)
@@ -212,7 +257,8 @@ def rechecked(kind: str, problem: Any, solution: Any, solver: str) -> tuple[dict
     verdict = None
     try:
         # through JSON, as a run cell's result travels: the document is what gets checked and written
-        doc = json.loads(json.dumps(strict_json(solution.to_dict()), default=json_default, allow_nan=False))
+        raw = solution if isinstance(solution, dict) else solution.to_dict()  # a sandboxed plug-in's is a document
+        doc = json.loads(json.dumps(strict_json(raw), default=json_default, allow_nan=False))
         verdict = get_kind(kind).check_result(problem, doc)
         reason = "" if verdict.valid else verdict.reason
     except InvalidSolution as exc:

@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="overwrite files under -o that hopbench did not write (or that changed since)")
     p.add_argument("--compress-over", type=int, default=None, metavar="BYTES",
                    help="gzip solution files larger than this (default 1000000)")
+    p.add_argument("--with-runs", action="store_true",
+                   help="also write every run of each board to <out>/<suite>/runs.jsonl.xz, which 'hopbench results "
+                        "--merge-from' loads back after re-checking it")
     p.set_defaults(func=run)
 
 
@@ -116,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"note: no suite file {name!r}; instances are rebuilt from the runs (no published references)",
                   file=sys.stderr)
         paths = write_board(board, store, out, plots=not args.no_plots, compress_over=compress, protect=protect,
-                            force=args.force)
+                            force=args.force, runs=args.with_runs)
         shown = board.rows[board.rows["runs"] > 0]
         print(f"{printable(name)}: {board.rows['instance'].nunique()} instances, {len(board.rows)} rows "
               f"({len(shown)} with ok runs), {board.provenance['runs']} runs -> {paths['markdown']}")

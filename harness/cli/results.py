@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db); a database "
                                                     "server gets $HOPBENCH_CONNECT_TIMEOUT seconds (default 10) to "
                                                     "answer")
-    p.add_argument("--merge-from", metavar="URL", help="first copy every run of another store into this one")
+    p.add_argument("--merge-from", metavar="URL", help="first copy every run of another store into this one; or of "
+                                                       "a board's runs.jsonl.xz, every run re-checked first")
     p.set_defaults(func=run)
 
 
@@ -55,6 +56,10 @@ def run(args: argparse.Namespace) -> int:
     from harness.errors import HopbenchError
     from harness.outputs import same_path, store_files, write_output_file
 
+    from harness.bench.archive import is_archive
+
+    if is_archive(args.merge_from):
+        return import_runs(args)
     # arguments are checked before any store is opened; -o never names a file this command reads
     reads = {**store_files(args.storage or DEFAULT_URL), **store_files(args.merge_from), **suite_file(args.suite)}
     out = output_file(args.output, reads) if args.output else None
@@ -123,6 +128,43 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(text)
     return 0
+
+
+def import_runs(args: argparse.Namespace) -> int:
+    """``--merge-from <board>/runs.jsonl.xz``: a published board's runs loaded into ``--storage``, each re-checked
+    first (:mod:`harness.bench.archive`); a refused row is one line on stderr, and nothing is imported.  Then the
+    command shows what it shows after any merge."""
+    from pathlib import Path
+
+    from harness.bench.archive import ArchiveRefused, import_archive
+    from harness.bench.store import DEFAULT_URL, refuse_in_memory, shown_url
+    from harness.errors import HopbenchError
+
+    refuse_in_memory(args.storage, "the runs loaded there would be lost when the command ends")
+    if args.output or args.suite or args.solver or args.format != "table":
+        raise HopbenchError("--merge-from FILE.jsonl.xz loads a board's runs and prints how many; show them "
+                            "afterwards with a second 'hopbench results' without --merge-from")
+    try:
+        suite, copied = import_archive(Path(args.merge_from), args.storage or DEFAULT_URL)
+    except ArchiveRefused as exc:
+        for line in exc.lines[:SHOWN_REFUSED]:
+            print(f"refused: {printable_line(line)}", file=sys.stderr)
+        if len(exc.lines) > SHOWN_REFUSED:
+            print(f"refused: ... and {len(exc.lines) - SHOWN_REFUSED} more row(s)", file=sys.stderr)
+        raise
+    print(f"loaded {copied} run(s) of suite {suite} from {args.merge_from}, every one re-checked, into "
+          f"{shown_url(args.storage or DEFAULT_URL)}", file=sys.stderr)
+    return 0
+
+
+#: refused rows of an archive shown one per line before the error
+SHOWN_REFUSED = 20
+
+
+def printable_line(text: str) -> str:
+    from harness.terminal import printable
+
+    return printable(text)
 
 
 def report_damaged(store) -> None:

@@ -44,13 +44,17 @@ def run(args: argparse.Namespace) -> int:
     problem = make_problem(args.torus, nodes=args.nodes, subset=args.subset, rules=args.rules,
                            objective=args.objective)
     out = output_file(args.output) if args.output else None
+    # what a plug-in's sandbox builds the same problem from (run_solver)
+    fields = {k: v for k, v in (("torus", args.torus), ("nodes", args.nodes), ("subset", args.subset),
+                                ("rules", args.rules), ("objective", args.objective)) if v is not None}
+    sandbox = dict(kind="routing", fields=fields)
     if not args.json and sys.stderr.isatty():
         from harness.cli.solve import LiveLine
 
         with LiveLine(sys.stderr, solver.name, None) as line:
-            outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start)
+            outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start, **sandbox)
     else:
-        outcome = run_solver(solver, problem, args)
+        outcome = run_solver(solver, problem, args, **sandbox)
     # what is written and printed is what hopbench re-verified (the solver's own numbers were a hint)
     doc, metrics = rechecked("routing", problem, outcome.solution, solver.name)
     code = INTERRUPTED_EXIT if outcome.interrupted else 0

@@ -144,8 +144,12 @@ def run(args: argparse.Namespace) -> int:
     suite = None
     if args.suite is not None:
         problem, suite = instance_problem(args)
+        fields = suite.by_id[args.instance].fields
     else:
         problem = shortcut_problem(args)
+        fields = {"base": problem.base_spec, "cap": problem.degree_cap, "budget": problem.budget,
+                  "objective": problem.objective, "family": problem.family}
+    sandbox = dict(kind="shortcut", fields=fields)  # where a plug-in is run (run_solver)
     spec = problem.base_spec
     out = output_file(args.output, spec_file(spec)) if args.output else None  # never over its base
     # a suite's instance runs under the suite's budget unless --time-limit says otherwise
@@ -154,9 +158,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.json and sys.stderr.isatty():
         with LiveLine(sys.stderr, solver.name, lower_bound_of(problem)) as line:
             outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start,
-                                 on_reporter=line.watch, time_limit=time_limit, evaluations=evaluations)
+                                 on_reporter=line.watch, time_limit=time_limit, evaluations=evaluations, **sandbox)
     else:
-        outcome = run_solver(solver, problem, args, time_limit=time_limit, evaluations=evaluations)
+        outcome = run_solver(solver, problem, args, time_limit=time_limit, evaluations=evaluations, **sandbox)
     # what is written and printed is what hopbench re-verified (the solver's own numbers were a hint)
     doc, metrics = rechecked("shortcut", problem, outcome.solution, solver.name)
     if outcome.interrupted:

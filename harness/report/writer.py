@@ -98,9 +98,10 @@ def board_metadata(board: Board, plots: dict[str, str]) -> dict[str, Any]:
 
 def write_board(board: Board, store: Any, out_dir: str | Path, *, plots: bool = True,
                 compress_over: int = DEFAULT_COMPRESS_OVER, protect: Mapping[str | Path, str] | None = None,
-                force: bool = False) -> dict[str, Path]:
+                force: bool = False, runs: bool = False) -> dict[str, Path]:
     """Write ``out_dir/<suite>/``: board.md, board.csv, references.csv, board.json,
-    solutions/ and (unless ``plots=False``) plots/.  Returns the main paths.
+    solutions/ and (unless ``plots=False``) plots/; with ``runs``, also every run of the board in
+    ``runs.jsonl.xz`` (:mod:`harness.bench.archive`).  Returns the main paths.
 
     ``protect`` maps further files the caller reads (suite files) to what they are; none of them,
     nor the SQLite files of ``store``, is ever written.  A file hopbench did not write is overwritten only
@@ -113,6 +114,13 @@ def write_board(board: Board, store: Any, out_dir: str | Path, *, plots: bool = 
     with OwnedDirectory(Path(out_dir) / name, inside=out_dir, protect=files, force=force,
                         expect=("board.md", "board.csv", "references.csv", "board.json")) as suite_dir:
         write_solutions(board, store, suite_dir, compress_over=compress_over)
+        if runs:
+            from harness.bench.archive import ARCHIVE_NAME, archive_bytes
+
+            # the runs whose solution the board ships already are referenced, not stored twice
+            shipped = {int(r): str(p) for r, p in zip(board.rows["best_run_id"], board.rows["solution"])
+                       if not is_missing(r) and isinstance(p, str)}
+            suite_dir.write_bytes(ARCHIVE_NAME, archive_bytes(store, board.suite, shipped))
         made: dict[str, str] = {}
         if plots:
             made = _write_plots(board, suite_dir)

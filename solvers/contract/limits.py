@@ -12,6 +12,10 @@ The one-time warm-up before a solver's first cell has a limit of its own
 only slow part is compiling kernels on a cold cache) gets :data:`BUILTIN_WARMUP_LIMIT`; any
 other solver — a plug-in, however it was found — gets :func:`plugin_warm_up_limit`, 60 s
 unless ``$HOPBENCH_PLUGIN_WARMUP_LIMIT`` says otherwise.
+
+A plug-in's sandbox process may also map at most :func:`plugin_memory_limit` bytes of address space
+(``RLIMIT_AS``, 4 GiB unless ``$HOPBENCH_PLUGIN_MEMORY_LIMIT`` says otherwise): an allocation past it fails in
+that process alone, and the cell is recorded as an error saying so.
 """
 from __future__ import annotations
 
@@ -28,6 +32,49 @@ BUILTIN_WARMUP_LIMIT = 300.0
 #: seconds a plug-in solver's one-time warm-up may take, unless the environment variable says otherwise
 DEFAULT_PLUGIN_WARMUP_LIMIT = 60.0
 PLUGIN_WARMUP_LIMIT_ENV = "HOPBENCH_PLUGIN_WARMUP_LIMIT"
+
+
+#: bytes of address space (RLIMIT_AS) a plug-in's sandbox process may map, unless the environment variable
+#: says otherwise: a sandbox maps about 0.6 GiB once numba and every solver are imported, and a shipped solver's
+#: largest standard run (vrs on graphgolf's n = 10,000) about 2 GiB more
+DEFAULT_PLUGIN_MEMORY_LIMIT = 4 * 2**30
+PLUGIN_MEMORY_LIMIT_ENV = "HOPBENCH_PLUGIN_MEMORY_LIMIT"
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def plugin_memory_limit() -> int | None:
+    """Bytes of address space a plug-in's sandbox may map (``RLIMIT_AS``): ``$HOPBENCH_PLUGIN_MEMORY_LIMIT``
+    (bytes, or with a K, M, G or T suffix: ``8G``; ``0`` for no limit), else 4 GiB.  None: no limit.
+
+    Read on every call (a worker reads its own environment); anything else is a one-line error naming the
+    variable.
+    """
+    import os
+    import re
+
+    from harness.errors import HopbenchError
+
+    text = os.environ.get(PLUGIN_MEMORY_LIMIT_ENV, "").strip()
+    if not text:
+        return DEFAULT_PLUGIN_MEMORY_LIMIT
+    match = re.fullmatch(r"([0-9]{1,16})\s*([KMGT]?)i?B?", text, re.IGNORECASE)
+    if match is None:
+        raise HopbenchError(f"{PLUGIN_MEMORY_LIMIT_ENV}={text[:40]!r} is not a size; give bytes or a size such as "
+                            f"{PLUGIN_MEMORY_LIMIT_ENV}=8G (0: no limit)")
+    value = int(match.group(1)) * _UNITS[match.group(2).upper()]
+    if value == 0:
+        return None
+    if value < 2**30:  # near what the sandbox itself maps: every plug-in cell would die importing numba
+        raise HopbenchError(f"{PLUGIN_MEMORY_LIMIT_ENV}={text!r} is below 1G, too little for a sandbox to start "
+                            f"(about 0.6 GiB); give e.g. {PLUGIN_MEMORY_LIMIT_ENV}=2G")
+    return value
+
+
+def shown_bytes(value: int) -> str:
+    """``4 GiB``, ``1.5 GiB``, ``768 MiB``: a limit for a message."""
+    if value >= 2**30:
+        return f"{value / 2**30:.3g} GiB"
+    return f"{value / 2**20:.4g} MiB"
 
 
 def overrun_allowance(time_limit: float) -> float:
