@@ -125,7 +125,11 @@ FAULT_WORK = Cap("fault-tolerance work", "HOPBENCH_MAX_FAULT_WORK", 10**10,
 #: a solver parameter that sets a loop count (generations, moves, steps, samples), when the run has no time limit
 LOOP_COUNT = Cap("loop count", "HOPBENCH_MAX_LOOP_COUNT", 10_000_000,
                  "iterations a solver parameter may ask for when no time limit is given")
-ALL = (*ALL, SUITE_BASES, SUITE_VERTICES, PARAM_SETS, CELLS, HOSTS, LINE_CHARS, FAULT_WORK, LOOP_COUNT)
+#: switches x directed channels of one channel-load measurement (a BFS and a push per destination, O(n m))
+CHANNEL_LOAD_WORK = Cap("channel-load work", "HOPBENCH_MAX_CHANNEL_LOAD_WORK", 2_000_000_000,
+                        "as switches x directed channels of one channel-load measurement")
+ALL = (*ALL, SUITE_BASES, SUITE_VERTICES, PARAM_SETS, CELLS, HOSTS, LINE_CHARS, FAULT_WORK, LOOP_COUNT,
+       CHANNEL_LOAD_WORK)
 
 #: the longest time limit, in seconds: a cell's hard limit (1.2 x T + 5 s, plus 5 s) arms signal.alarm, which
 #: takes whole seconds below 2^31 (about 56 years of them; not raisable)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from harness import _threading  # noqa: F401  (threading defaults before numba)
+from harness import caps
 
 import numba
 import numpy as np
@@ -26,52 +27,11 @@ from harness.graphs.graph import Graph
 __all__ = ["channel_loads_uniform_min", "max_channel_load", "peak_of_edges", "score_added_links", "throughput_bound"]
 
 
-@numba.njit(cache=True, nogil=True)
-def _loads(indptr, indices):  # pragma: no cover - numba
-    """Flits/cycle on every directed channel (CSR order) with every switch injecting 1 flit/cycle spread
-    evenly over the other n - 1 switches; the first entry of the second result is 1 when some pair is
-    unreachable."""
-    n = indptr.shape[0] - 1
-    loads = np.zeros(indices.shape[0])
-    dist = np.empty(n, np.int64)
-    order = np.empty(n, np.int64)
-    flow = np.empty(n)
-    bad = np.zeros(1, np.int64)
-    share = 1.0 / (n - 1) if n > 1 else 0.0
-    for t in range(n):
-        for v in range(n):
-            dist[v] = -1
-        dist[t] = 0
-        order[0] = t
-        head, tail = 0, 1
-        while head < tail:
-            v = order[head]
-            head += 1
-            for k in range(indptr[v], indptr[v + 1]):
-                w = indices[k]
-                if dist[w] < 0:
-                    dist[w] = dist[v] + 1
-                    order[tail] = w
-                    tail += 1
-        if tail < n:
-            bad[0] = 1
-            return loads, bad
-        for v in range(n):
-            flow[v] = share
-        # farthest first: a switch's flow is complete before it is split over its minimal next hops
-        for i in range(n - 1, 0, -1):
-            v = order[i]
-            hops = 0
-            for k in range(indptr[v], indptr[v + 1]):
-                if dist[indices[k]] == dist[v] - 1:
-                    hops += 1
-            part = flow[v] / hops
-            for k in range(indptr[v], indptr[v + 1]):
-                w = indices[k]
-                if dist[w] == dist[v] - 1:
-                    loads[k] += part
-                    flow[w] += part
-    return loads, bad
+def check_work(n: int, links: int) -> None:
+    """Refuse, in one line, a graph whose channel-load measurement would pass ``HOPBENCH_MAX_CHANNEL_LOAD_WORK``
+    (switches x directed channels; the objective is meant for instances of some hundreds of switches)."""
+    caps.CHANNEL_LOAD_WORK.check(int(n) * 2 * int(links), f"measuring the channel load of {n:,} switches and {links:,} links "
+                                        f"(switches x directed channels)")
 
 
 @numba.njit(cache=True, nogil=True)
@@ -190,7 +150,8 @@ def _edges_peak(n, edges):  # pragma: no cover - numba
 
 def peak_of_edges(n: int, edges: np.ndarray) -> tuple[float, int, int]:
     """``(L, total distance over ordered pairs, unreachable ordered pairs)`` of the graph with ``edges`` (an
-    ``(m, 2)`` array of distinct links): one call, no Graph object (the inner loop of annealing)."""
+    ``(m, 2)`` array of distinct links): one call, no Graph object (the inner loop of annealing; its size is
+    the caller's to check, once, with :func:`check_work`)."""
     if n < 2:
         return 0.0, 0, 0
     peak, total, unreachable, _ = _edges_peak(n, np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2))
@@ -202,6 +163,7 @@ def score_added_links(g: Graph, cu: np.ndarray, cv: np.ndarray
     """For each candidate link ``cu[i]--cv[i]`` (not an edge of ``g``), ``g`` plus that link's busiest channel
     load, total distance (ordered pairs), unreachable ordered pairs and sum of squared channel loads
     (``inf`` where some pair is unreachable)."""
+    check_work(g.n, g.m + 1)
     indptr, indices = g.csr
     k = len(cu)
     peaks, totals, unreachables, squares = np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k)
@@ -214,12 +176,26 @@ def score_added_links(g: Graph, cu: np.ndarray, cv: np.ndarray
     return peaks, totals, unreachables, squares
 
 
+def _graph_peak(g: Graph) -> tuple[float, np.ndarray]:
+    """The busiest channel's load of ``g`` (``inf`` when disconnected) and every channel's load (CSR order)."""
+    check_work(g.n, g.m)
+    indptr, indices = g.csr
+    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(indices, dtype=np.int64)
+    n = g.n
+    loads = np.empty(indices.shape[0])
+    peak, _, _, _ = _peak_plus_edge(indptr, indices, -1, -1, np.empty(n, np.int64), np.empty(n, np.int64),
+                                    np.empty(n), loads, np.zeros(2))
+    return float(peak), loads
+
+
 def channel_loads_uniform_min(g: Graph) -> np.ndarray:
     """Flits/cycle on every directed channel (CSR order of ``g.csr``) when every switch injects 1 flit/cycle of
     uniform traffic routed minimally with an even split; raises ``ValueError`` on a disconnected graph."""
-    indptr, indices = g.csr
-    loads, bad = _loads(np.ascontiguousarray(indptr, dtype=np.int64), np.ascontiguousarray(indices, dtype=np.int64))
-    if bad[0]:
+    if g.n < 2:
+        return np.zeros(len(g.csr[1]))
+    peak, loads = _graph_peak(g)
+    if math.isinf(peak):
         raise ValueError("the graph is disconnected: some switch cannot reach another")
     return loads
 
@@ -229,11 +205,7 @@ def max_channel_load(g: Graph) -> float:
     is disconnected, 0 for a single switch)."""
     if g.n < 2:
         return 0.0
-    indptr, indices = g.csr
-    loads, bad = _loads(np.ascontiguousarray(indptr, dtype=np.int64), np.ascontiguousarray(indices, dtype=np.int64))
-    if bad[0]:
-        return math.inf
-    return float(loads.max()) if loads.size else math.inf
+    return _graph_peak(g)[0]
 
 
 def throughput_bound(g: Graph) -> float:

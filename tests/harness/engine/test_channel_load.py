@@ -102,3 +102,19 @@ def test_unreachable_pairs_are_counted():
     assert math.isinf(peak) and unreachable == 12 and total == 2 * (1 + 2 + 1) + 2 * 1
     peaks, totals, unr, _ = score_added_links(g, np.array([2]), np.array([3]))
     assert unr[0] == 0 and math.isfinite(peaks[0]) and totals[0] == 2 * (1 + 2 + 3 + 4 + 1 + 2 + 3 + 1 + 2 + 1)
+
+
+def test_a_measurement_past_the_work_cap_is_refused_in_one_line(monkeypatch):
+    from harness.errors import HopbenchError
+    from harness.problems.shortcut.problem import ShortcutProblem
+
+    g = build_topology("torus:4x4")  # 16 switches x 64 directed channels = 1,024
+    monkeypatch.setenv("HOPBENCH_MAX_CHANNEL_LOAD_WORK", "1000")
+    with pytest.raises(HopbenchError, match="HOPBENCH_MAX_CHANNEL_LOAD_WORK") as refused:
+        max_channel_load(g)
+    assert "\n" not in str(refused.value)
+    with pytest.raises(HopbenchError, match="channel load of 16 switches"):
+        ShortcutProblem("torus:4x4", 6, 0, "channel-load")  # refused when the problem is made, before any solver
+    ShortcutProblem("torus:4x4", 6, 0, "aspl")  # other objectives are not measured this way
+    monkeypatch.setenv("HOPBENCH_MAX_CHANNEL_LOAD_WORK", "1024")
+    assert max_channel_load(g) == pytest.approx(16 * (32 / 15) / 64)  # a torus is balanced: the mean load
