@@ -26,7 +26,6 @@ import argparse
 import json
 import math
 
-import numpy as np
 
 
 def measure(problem, shortcuts, *, simulate_it: bool) -> dict:
@@ -35,7 +34,7 @@ def measure(problem, shortcuts, *, simulate_it: bool) -> dict:
     from harness.traffic.bounds import channel_loads, demand_for, max_concurrent_flow
     from harness.traffic.routing import hop_vc
 
-    g = problem.graph_with(np.asarray(shortcuts, dtype=np.int64).reshape(-1, 2))
+    g = problem.graph_with(problem.validate(shortcuts))  # a store's solution is re-validated, not trusted
     s = summary(g)
     demand = demand_for("uniform", g)
     table_peak = float(channel_loads(hop_vc(g, num_vcs=max(int(s.diameter), 1)), g, demand).max())
