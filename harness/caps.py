@@ -131,6 +131,14 @@ CHANNEL_LOAD_WORK = Cap("channel-load work", "HOPBENCH_MAX_CHANNEL_LOAD_WORK", 2
 ALL = (*ALL, SUITE_BASES, SUITE_VERTICES, PARAM_SETS, CELLS, HOSTS, LINE_CHARS, FAULT_WORK, LOOP_COUNT,
        CHANNEL_LOAD_WORK)
 
+
+def check_channel_load_work(n: int, links: int) -> None:
+    """Refuse, in one line, a graph whose channel-load measurement would pass ``HOPBENCH_MAX_CHANNEL_LOAD_WORK``
+    (switches x directed channels; the objective is meant for instances of some hundreds of switches).  Here,
+    not beside the kernels, so that a problem definition checks it without loading numba."""
+    CHANNEL_LOAD_WORK.check(int(n) * 2 * int(links), f"measuring the channel load of {n:,} switches and "
+                                                     f"{links:,} links (switches x directed channels)")
+
 #: the longest time limit, in seconds: a cell's hard limit (1.2 x T + 5 s, plus 5 s) arms signal.alarm, which
 #: takes whole seconds below 2^31 (about 56 years of them; not raisable)
 MAX_TIME_LIMIT = int((2**31 - 1 - 10) / 1.2)

@@ -27,13 +27,6 @@ from harness.graphs.graph import Graph
 __all__ = ["channel_loads_uniform_min", "max_channel_load", "peak_of_edges", "score_added_links", "throughput_bound"]
 
 
-def check_work(n: int, links: int) -> None:
-    """Refuse, in one line, a graph whose channel-load measurement would pass ``HOPBENCH_MAX_CHANNEL_LOAD_WORK``
-    (switches x directed channels; the objective is meant for instances of some hundreds of switches)."""
-    caps.CHANNEL_LOAD_WORK.check(int(n) * 2 * int(links), f"measuring the channel load of {n:,} switches and {links:,} links "
-                                        f"(switches x directed channels)")
-
-
 @numba.njit(cache=True, nogil=True)
 def _csr(n, edges):  # pragma: no cover - numba
     """CSR adjacency of an undirected edge list (both directions; each list in edge order)."""
@@ -151,7 +144,7 @@ def _edges_peak(n, edges):  # pragma: no cover - numba
 def peak_of_edges(n: int, edges: np.ndarray) -> tuple[float, int, int]:
     """``(L, total distance over ordered pairs, unreachable ordered pairs)`` of the graph with ``edges`` (an
     ``(m, 2)`` array of distinct links): one call, no Graph object (the inner loop of annealing; its size is
-    the caller's to check, once, with :func:`check_work`)."""
+    the caller's to check, once, with :func:`harness.caps.check_channel_load_work`)."""
     if n < 2:
         return 0.0, 0, 0
     peak, total, unreachable, _ = _edges_peak(n, np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2))
@@ -163,7 +156,7 @@ def score_added_links(g: Graph, cu: np.ndarray, cv: np.ndarray
     """For each candidate link ``cu[i]--cv[i]`` (not an edge of ``g``), ``g`` plus that link's busiest channel
     load, total distance (ordered pairs), unreachable ordered pairs and sum of squared channel loads
     (``inf`` where some pair is unreachable)."""
-    check_work(g.n, g.m + 1)
+    caps.check_channel_load_work(g.n, g.m + 1)
     indptr, indices = g.csr
     k = len(cu)
     peaks, totals, unreachables, squares = np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k)
@@ -178,7 +171,7 @@ def score_added_links(g: Graph, cu: np.ndarray, cv: np.ndarray
 
 def _graph_peak(g: Graph) -> tuple[float, np.ndarray]:
     """The busiest channel's load of ``g`` (``inf`` when disconnected) and every channel's load (CSR order)."""
-    check_work(g.n, g.m)
+    caps.check_channel_load_work(g.n, g.m)
     indptr, indices = g.csr
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
     indices = np.ascontiguousarray(indices, dtype=np.int64)

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from harness import caps
 from harness.documents import finite_or_none
 from harness.engine.summary import DistanceSummary, summary
 from harness.errors import HopbenchError, InvalidSolution
@@ -113,9 +114,7 @@ class ShortcutProblem:
         if self.objective not in OBJECTIVES:
             raise HopbenchError(f"unknown objective {self.objective!r}; use one of {', '.join(OBJECTIVES)}")
         if self.objective == "channel-load":  # measured from scratch, O(n m): refused past its cap up front
-            from harness.engine.channel_load import check_work
-
-            check_work(self.n, min(self.base.m + int(self.budget), self.n * int(self.degree_cap) // 2))
+            caps.check_channel_load_work(self.n, min(self.base.m + int(self.budget), self.n * int(self.degree_cap) // 2))
         if self.family is not None and self.family not in FAMILIES:
             raise HopbenchError(f"unknown problem family {self.family!r}; use one of {', '.join(FAMILIES)} or none")
         if self.regular:
