@@ -25,7 +25,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from harness.cli._common import output_file, print_json
+from harness.cli._common import add_force_option, output_file, print_json
 
 JSON_COLUMNS = ["instance", "suite", "solver", "params", "params_tag", "seed", "status", "error", "objective",
                 "diameter", "aspl", "metrics", "elapsed_s", "evaluations", "solution", "kind", "study", "trial",
@@ -43,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--solver", metavar="A,B", help="comma-separated solver names")
     p.add_argument("--format", choices=["table", "csv", "parquet", "json"], default="table")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (required for parquet)")
+    add_force_option(p)
     p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db); a database "
                                                     "server gets $HOPBENCH_CONNECT_TIMEOUT seconds (default 10) to "
                                                     "answer")
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         return import_runs(args)
     # arguments are checked before any store is opened; -o never names a file this command reads
     reads = {**store_files(args.storage or DEFAULT_URL), **store_files(args.merge_from), **suite_file(args.suite)}
-    out = output_file(args.output, reads) if args.output else None
+    out = output_file(args.output, reads, force=args.force) if args.output else None
     if args.format == "parquet" and out is None:
         raise HopbenchError("--format parquet needs -o FILE (Parquet is binary)")
     target = store_files(args.storage or DEFAULT_URL)
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         buffer = io.BytesIO()  # whole in memory first: a failed write leaves no partial file
         store.dataframe(**selection).to_parquet(buffer, index=False)
         report_damaged(store)
-        write_output_file(out, buffer.getvalue())
+        write_output_file(out, buffer.getvalue(), force=args.force)
         return 0
     rows = store.records(**selection)
     report_damaged(store)
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         if out is not None:
             from harness.documents import strict_json
 
-            write_output_file(out, json.dumps(strict_json(docs), indent=1) + "\n")
+            write_output_file(out, json.dumps(strict_json(docs), indent=1) + "\n", force=args.force)
         else:
             print_json(docs)
         return 0
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = table_text(rows, TABLE_COLUMNS) if rows else "(no runs recorded)"
     if out is not None:
-        write_output_file(out, text if text.endswith("\n") else text + "\n")
+        write_output_file(out, text if text.endswith("\n") else text + "\n", force=args.force)
     else:
         print(text)
     return 0

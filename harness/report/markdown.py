@@ -115,3 +115,7 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
         if notes:
             lines.append("")
     return "\n".join(lines)
+
+
+#: :func:`_md` for the other markdown writers (the Pareto view): user text neutralised the same way
+md_text = _md
