@@ -94,9 +94,13 @@ def test_an_installed_wheel_finds_and_loads_every_suite(wheel, tmp_path):
         "import json, harness\n"
         "from harness.bench.suites import list_suites, load_suite\n"
         "suites = {name: load_suite(name) for name in list_suites()}\n"
-        "networks = sorted({i.fields['network_path'] for i in suites['angara2021-traffic'].instances})\n"
+        "from harness.traffic.problem import TrafficProblem\n"
+        "traffic = suites['angara2021-traffic'].instances\n"
+        "networks = sorted({i.fields['network_path'] for i in traffic})\n"
+        "# a result document keeps the suite's name of its network: verify finds it in the installed data\n"
+        "named = TrafficProblem(network=traffic[0].fields['network']).network_file\n"
         "print(json.dumps({'harness': harness.__file__, 'suites': sorted(suites), 'networks': networks,\n"
-        "                  'counts': {n: len(s.instances) for n, s in suites.items()}}))\n")
+        "                  'named': named, 'counts': {n: len(s.instances) for n, s in suites.items()}}))\n")
     run = subprocess.run([sys.executable, "-c", script], cwd=elsewhere, env=env, capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stderr
@@ -106,6 +110,7 @@ def test_an_installed_wheel_finds_and_loads_every_suite(wheel, tmp_path):
     assert got["counts"]["quick"] == 7
     assert got["networks"] and all(Path(p).resolve().is_relative_to(site.resolve()) and Path(p).is_file()
                                    for p in got["networks"])
+    assert Path(got["named"]).resolve().is_relative_to(site.resolve()) and Path(got["named"]).is_file()
     # and the command a new user types first after an install
     listed = subprocess.run([sys.executable, "-m", "harness.cli", "instances", "quick"], cwd=elsewhere, env=env,
                             capture_output=True, text=True, timeout=300)
