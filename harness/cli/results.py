@@ -42,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--suite", metavar="S")
     p.add_argument("--solver", metavar="A,B", help="comma-separated solver names")
     p.add_argument("--format", choices=["table", "csv", "parquet", "json"], default="table")
+    p.add_argument("--wide", action="store_true",
+                   help=f"table: show every cell whole (by default a cell is cut at {MAX_COLWIDTH} characters, e.g. "
+                        f"a long error or the reason a solver declined an instance)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (required for parquet)")
     add_force_option(p)
     p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db); a database "
@@ -123,7 +126,12 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "csv":
         text = csv_text(rows, run_column_names(with_solutions))
     else:
-        text = table_text(rows, TABLE_COLUMNS) if rows else "(no runs recorded)"
+        cut: list[int] = []
+        text = table_text(rows, TABLE_COLUMNS, max_colwidth=None if args.wide else MAX_COLWIDTH, cut=cut) \
+            if rows else "(no runs recorded)"
+        if cut:  # on stderr: the table itself stays what pandas prints
+            print(f"note: {len(cut)} cell(s) cut at {MAX_COLWIDTH} characters; --wide shows them whole",
+                  file=sys.stderr)
     if out is not None:
         write_output_file(out, text if text.endswith("\n") else text + "\n", force=args.force)
     else:
@@ -312,14 +320,19 @@ _ESCAPED = {"\t": r"\t", "\n": r"\n", "\r": r"\r"}  # a table row stays one line
 _ESCAPES = re.compile("[\t\n\r]")
 
 
-def table_text(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    """The rows as a right-aligned text table (pandas' ``to_string(index=False, max_colwidth=60)``)."""
+def table_text(rows: list[dict[str, Any]], columns: list[str], *, max_colwidth: int | None = MAX_COLWIDTH,
+               cut: list[int] | None = None) -> str:
+    """The rows as a right-aligned text table (pandas' ``to_string(index=False, max_colwidth=60)``); a cell longer
+    than ``max_colwidth`` is cut (None: none is), and ``cut`` collects the row index of every cell cut."""
     printed = []
     for name in columns:
         values = _column(rows, name)
         cells = _table_cells(values)
         header = " " + name if _kind(values) in ("int", "float") else name  # numbers leave room for a sign
-        width = min(max(len(header), *map(len, cells)), MAX_COLWIDTH)
+        width = max(len(header), *map(len, cells))
+        width = width if max_colwidth is None else min(width, max_colwidth)
+        if cut is not None:
+            cut.extend(i for i, c in enumerate(cells) if len(c) > width)
         cells = [c[:width - 3] + "..." if len(c) > width else c for c in cells]
         printed.append([s.rjust(width) for s in [header, *cells]])
     return "\n".join(" ".join(line) for line in zip(*printed))
