@@ -468,7 +468,7 @@ class Annealing(Solver):
         start_kind = "random" if start is None else "polarity"
         overbuilt: dict[str, Any] = {}
         target = (_overbuild.plan(problem) if start is None and int(cfg["symmetry"]) == 0
-                  and cfg["overbuild"] == "auto" else None)
+                  and cfg["overbuild"] == "auto" and report.remaining_time() >= _overbuild.MIN_SECONDS else None)
         if target is not None:
             edges, overbuilt = _overbuild.overbuilt_start(problem, target, self._symmetric_stage(target[1]), rng,
                                                           budget, report)

@@ -85,3 +85,23 @@ def test_annealing_starts_from_the_overbuilt_graph_and_is_reproducible():
 def test_overbuild_off_keeps_the_random_start():
     out = execute(solvers.create("annealing", overbuild="off"), golf(1025, 3), seed=1, budget=Budget(evaluations=200))
     assert out.solution.extra["start"] == "random" and "overbuilt" not in out.solution.extra
+
+
+def test_mend_brings_far_pairs_in_by_degree_keeping_swaps():
+    from harness.engine.distances import summary
+    from harness.graphs.graph import Graph
+    from solvers.contract.budget import Reporter
+
+    g = nx.random_regular_graph(4, 120, seed=2)
+    edges = np.array(g.edges, np.int64)
+    s = summary(Graph(120, edges))
+    target = s.max_finite - 1  # every pair at the diameter is "far"
+    report = Reporter()
+    out, info = _overbuild.mend(120, edges, target, np.random.default_rng(1), report)
+    assert info["far_before"] > 0 and info["far_after"] < info["far_before"] and info["swaps"] >= 1
+    assert report.evaluations == info["evaluations"] <= _overbuild.MEND_EVALUATIONS
+    h = nx.Graph(list(map(tuple, out)))
+    assert h.number_of_edges() == edges.shape[0] and nx.number_of_selfloops(h) == 0
+    assert all(d == 4 for _, d in h.degree())  # degrees kept
+    far = sum(1 for u, row in nx.all_pairs_shortest_path_length(h) for v, k in row.items() if u < v and k > target)
+    assert far == info["far_after"]  # counted independently
