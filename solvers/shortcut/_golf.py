@@ -89,7 +89,7 @@ AUTO_SMALL_MIN_DEGREE = 4
 #: of at least AUTO_LARGE_MIN_ORBIT representatives.  Measured on (9344, 10), 60 s, seed 1 (a loaded
 #: 2-core machine, about 20 CPU seconds a run): m = 8 reaches the best-known diameter 5 (4.28679; seed
 #: 2: 4.28471), m = 16 / 32 / 64 stay at 6 (4.27534 / 4.27592 / 4.27753), and m = 4, the general
-#: rule's choice, stayed at 6 on the board's 300 s run (4.31233).  Only (9344, 10) of Graph Golf's
+#: rule's choice, stayed at 6 on the board's 300 s run (4.3123).  Only (9344, 10) of Graph Golf's
 #: featured pairs changes: (9344, 6) and (10000, 7) take m = 8 already.
 AUTO_LARGE_N = 1024
 AUTO_LARGE_MIN_DIAMETER = 5

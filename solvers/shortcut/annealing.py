@@ -65,6 +65,11 @@ at q = cap - 1, or q^2 - 1 at q = cap with one closed neighbourhood cut out; q a
 first graph is that graph extended by edge splitting (``swap_start``, :mod:`solvers.shortcut._polarity`),
 and the schedule polishes it from ``swap_t1`` instead of melting it: on (1024, 32) that gives 2.0005
 against 2.20 from a random start (best known 1.998).
+Above 1,024 vertices, where n has no symmetry of at most 64 representatives but n + v (v <= 8) has
+(Graph Golf's (4855, 15) and (1726, 30)), ``overbuild=auto`` anneals that symmetric graph on n + v
+vertices for 80 % of the run, deletes v vertices, pairs their orphaned neighbours, mends the pairs
+pushed past its diameter and polishes the result as it does the polarity start (ODP's ``-g`` / ``-v``;
+:mod:`solvers.shortcut._overbuild`).
 Up to 64 vertices, where the symmetry saves no BFS work, a symmetric run ends with a *polish leg*
 without it: the best symmetric graph, annealed on by unrestricted 2-opt swaps from :data:`POLISH_T0`
 down to ``swap_t1`` for the last :data:`POLISH_SHARE` of the run (small dense graphs take orbits of 8
