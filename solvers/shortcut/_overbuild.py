@@ -6,8 +6,10 @@ odd degree (Graph Golf's (4855, 15): every orbit would have an odd number of por
 ((1726, 30): orbits of 863 vertices).  As ODP's SA does with ``-g`` / ``-v`` (n = g x base + v),
 this module anneals a symmetric graph on n + v vertices, v >= 1 the fewest that give one, then
 deletes v vertices and joins their orphaned neighbours in pairs (one port stays free when their
-number is odd).  Several deletions and pairings are measured exactly and the best is kept; the
-caller (annealing) then polishes it without symmetry, as it does the polarity start.
+number is odd).  Several deletions and pairings are measured exactly and the best is kept; pairs
+that the deletion pushed past the symmetric graph's diameter are mended by swaps aimed at them
+(:func:`mend`); the caller (annealing) then polishes the graph without symmetry, as it does the
+polarity start.
 
 Why not a symmetry with a fixed point or a lift with one odd orbit: both leave the kernel's orbit
 arithmetic (every orbit of g vertices, every vertex's ports filled the same way) for one pair.
@@ -126,7 +128,8 @@ class _Share(Reporter):
 
 def overbuilt_start(problem: ShortcutProblem, target: tuple[int, int], solve: Callable[..., Any],
                     rng: np.random.Generator, budget: Budget, report: Reporter) -> tuple[np.ndarray | None, dict]:
-    """The repaired graph's edges (None when the time ran out first) and what was done (for ``extra``).
+    """The repaired graph's edges and what was done (for ``extra``); the first repair is measured even
+    when the time is up, so there always is one.
 
     ``solve(problem, seed, budget, report)`` anneals the symmetric graph on ``target`` = (n + v, g)
     (annealing's own swap mode with ``symmetry=g``); it gets :data:`SHARE` of what is left of the
