@@ -14,7 +14,7 @@ from harness.errors import HopbenchError
 #: :data:`harness.traffic.patterns.PATTERNS` and :data:`harness.traffic.study.ROUTINGS`, repeated so
 #: that ``--help`` stays light (tests/harness/cli/test_simulate.py checks they agree)
 PATTERNS = ("uniform", "randperm", "bitrev", "bitcomp", "transpose", "shuffle", "tornado", "neighbor", "hotspot")
-ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "minimal", "table")
+ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "minimal", "table")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
