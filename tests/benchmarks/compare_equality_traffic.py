@@ -5,7 +5,7 @@ says:
 ``hopbench run --suite equality2022-traffic --solver simulator --jobs 1 --param simulator.bound=false
 simulator.curve=0 simulator.tolerance=0.02 --storage URL``) and prints one row per network, pattern and
 routing: zero-load latency and hops, saturation throughput, and the accepted load and mean latency at the
-paper's 0.9 flit/cycle/host; then the paper's statements next to the matching numbers.  Latencies in
+paper's 0.9 flit/cycle/host, and the routing's channel-load bound; then the paper's statements next to the matching numbers.  Latencies in
 cycles, loads in flits/cycle/host, as the paper's.
 
     python tests/benchmarks/compare_equality_traffic.py --storage sqlite:///equality-traffic.db
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 E369 = "equality:N200K24[-1,1,11,13,19,35,39,59,97,107,109,115,117,137,155,157,187,193,195](34,66,100)"
 NAMES = {E369: "E369 (N200K24, p12)", "dragonfly:8:4:4": "DF08 dragonfly:8:4:4 (p4)",
          "dlnr:200:22": "random ring dlnr:200:22 (p12)"}
-METRICS = ("saturation", "zero_load_latency", "zero_load_hops", "latency_at_load", "accepted_at_load")
+METRICS = ("saturation", "zero_load_latency", "zero_load_hops", "latency_at_load", "accepted_at_load", "routing_bound")
 
 
 def load(url: str) -> dict[tuple[str, str, str], dict]:
@@ -55,12 +55,12 @@ def main() -> int:
         print("no ok runs of equality2022-traffic in this store", file=sys.stderr)
         return 2
     print("| network | pattern | routing | zero-load latency | zero-load hops | saturation | accepted @ 0.9 | "
-          "latency @ 0.9 |")
-    print("|---|---|---|---|---|---|---|---|")
+          "latency @ 0.9 | routing bound |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for (net, pattern, routing), m in sorted(data.items(), key=lambda kv: (kv[0][1], -(kv[1]["saturation"] or 0))):
         print(f"| {NAMES.get(net, net)} | {pattern} | {routing} | {fmt(m['zero_load_latency'], 2)} | "
               f"{fmt(m['zero_load_hops'], 3)} | {fmt(m['saturation'])} | {fmt(m['accepted_at_load'])} | "
-              f"{fmt(m['latency_at_load'], 1)} |")
+              f"{fmt(m['latency_at_load'], 1)} | {fmt(m['routing_bound'])} |")
     print()
 
     def get(net: str, pattern: str, routing: str, metric: str) -> float | None:
