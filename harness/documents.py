@@ -66,7 +66,7 @@ def read_json(path: str | Path) -> dict[str, Any]:
 
 
 def field(doc: dict[str, Any], key: str, types: type | tuple, where: str = "", *, optional: bool = False,
-          document: str = "", guide: str = "see the format in the README") -> Any:
+          document: str = "", guide: str = "see the format in docs/cli.md (Solution files)") -> Any:
     """``doc[key]`` checked against ``types``; a missing or mistyped field is a one-line error.
 
     ``where`` prefixes the field's name (``problem.``), ``document`` names the kind of

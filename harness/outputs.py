@@ -159,15 +159,15 @@ def replace_file(target: Path, data: bytes, hint: str) -> None:
 _STREAM_PREFIXES = ("/dev/stdout", "/dev/stderr", "/dev/null", "/dev/tty", "/dev/full", "/dev/fd/", "/proc/self/fd/")
 
 
-def write_output_file(path: PathLike, content: str | bytes) -> None:
+def write_output_file(path: PathLike, content: str | bytes, *, force: bool = False) -> None:
     """Write an ``-o`` file whole or not at all, never through a link: every command's single-file output
     goes here.
 
-    A regular file, a missing one, or a symlink (whatever it points to) is replaced atomically
-    (:func:`replace_file`: the link itself is replaced, its target is never written).  A stream the
-    user names itself (``/dev/stdout``, ``/dev/null``, ``/dev/full``...) or a FIFO or character device
-    at the path itself is written directly, opened with ``O_NOFOLLOW``.  A failure is a one-line error
-    and leaves no partial file.
+    A missing file, a symlink (whatever it points to) or a regular file that hopbench wrote
+    (:func:`check_ours`; any file with ``force``) is replaced atomically (:func:`replace_file`: the link
+    itself is replaced, its target is never written).  A stream the user names itself (``/dev/stdout``,
+    ``/dev/null``, ``/dev/full``...) or a FIFO or character device at the path itself is written directly,
+    opened with ``O_NOFOLLOW``.  A failure is a one-line error and leaves no partial file.
     """
     out = Path(path)
     data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
@@ -181,7 +181,10 @@ def write_output_file(path: PathLike, content: str | bytes) -> None:
     if mode is not None and stat.S_ISDIR(mode):
         raise HopbenchError(f"cannot write {out}: it is a directory; give a file name such as {out / 'out.json'}")
     if not stream:
+        if mode is not None and stat.S_ISREG(mode) and not force:
+            check_ours(out)
         replace_file(out, data, hint)
+        _record_output(out, _digest(data))
         return
     flags = os.O_WRONLY | (0 if text.startswith(_STREAM_PREFIXES) else getattr(os, "O_NOFOLLOW", 0))
     fifo = mode is not None and stat.S_ISFIFO(mode)
@@ -197,6 +200,61 @@ def write_output_file(path: PathLike, content: str | bytes) -> None:
             raise HopbenchError(f"cannot write {out}: it is a FIFO that no process is reading; start the reader "
                                 f"first, or give a file name") from None
         raise HopbenchError(f"cannot write {out} ({exc.strerror or exc.__class__.__name__}); {hint}") from None
+
+
+#: the signed list of the single files hopbench wrote (path and content), in the user's data directory
+LEDGER_FILE = "outputs.ledger"
+#: past this size the ledger keeps its newer half (a line per file written: some 65,000 lines)
+MAX_LEDGER_BYTES = 4 << 20
+
+
+def _ledger_tag(key: bytes, path: Path, digest: str) -> str:
+    # the parent resolved, the name itself not: a link at the output path is a different file from its target
+    where = os.path.join(os.path.realpath(path.parent), path.name)
+    return hmac.new(key, f"{where}\0{digest}".encode(), hashlib.sha256).hexdigest()
+
+
+def _record_output(path: Path, digest: str) -> None:
+    """Add (path, content) of an output just written to this user's ledger; best effort: a ledger that cannot
+    be written only means the file must be overwritten with ``--force`` later."""
+    key = manifest_key()
+    if key is None:
+        return
+    ledger = user_data_dir() / LEDGER_FILE
+    try:
+        fd = os.open(ledger, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "ab") as fh:
+            fh.write((_ledger_tag(key, path, digest) + "\n").encode())
+        if ledger.stat().st_size > MAX_LEDGER_BYTES:
+            lines = ledger.read_bytes().splitlines(keepends=True)
+            replace_file(ledger, b"".join(lines[len(lines) // 2:]), "the output ledger")
+    except (OSError, HopbenchError):
+        pass
+
+
+def check_ours(path: PathLike) -> None:
+    """A one-line error unless the regular file at ``path`` is empty or holds exactly what hopbench last wrote
+    there (by this user's ledger): a file someone else wrote, or one edited since, is never overwritten
+    without ``--force``."""
+    out = Path(path)
+    try:
+        if out.stat().st_size == 0:
+            return  # nothing to lose (a file made by mktemp, say)
+    except OSError:
+        return
+    digest = _file_digest(out)
+    key = manifest_key(create=False)
+    if digest is not None and key is not None:
+        tag = _ledger_tag(key, out, digest)
+        try:
+            fd = os.open(user_data_dir() / LEDGER_FILE, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
+                if any(line.strip().decode("ascii", "replace") == tag for line in fh):
+                    return
+        except OSError:
+            pass
+    raise HopbenchError(f"{os.fspath(out)} exists and hopbench did not write it (or it changed since); "
+                        f"give another output path, or --force to overwrite it")
 
 
 def check_directory_place(path: PathLike) -> None:

@@ -12,8 +12,9 @@ from typing import Any
 from harness.errors import HopbenchError
 
 
-def save(solution: Any, path: str | os.PathLike) -> Path:
-    """Write ``solution``'s result document to ``path`` (whole or not at all); returns the path."""
+def save(solution: Any, path: str | os.PathLike, *, force: bool = False) -> Path:
+    """Write ``solution``'s result document to ``path`` (whole or not at all); returns the path.  A file there
+    that hopbench did not write (or that changed since) is refused unless ``force``."""
     from harness.documents import dumps
     from harness.outputs import write_output_file
 
@@ -25,7 +26,7 @@ def save(solution: Any, path: str | os.PathLike) -> Path:
         raise HopbenchError(f"cannot write {out}: it is a directory; give a file name such as {out / 'solution.json'}")
     if not out.parent.exists():
         raise HopbenchError(f"cannot write {out}: directory {out.parent} does not exist")
-    write_output_file(out, dumps(solution.to_dict(), indent=1) + "\n")
+    write_output_file(out, dumps(solution.to_dict(), indent=1) + "\n", force=force)
     return out
 
 

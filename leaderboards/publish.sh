@@ -6,10 +6,11 @@
 # by hand (the provenance files of boards published before this layout were split, once, from the
 # README of then, and say so).
 #
-# Usage (from anywhere):   leaderboards/publish.sh        (about 3.5 hours on 2 cores)
+# Usage (from anywhere):   leaderboards/publish.sh        (about 4 hours on 2 cores; the suites' cell times are
+#                                                          in leaderboards/README.md)
 #                          SUITES=graphgolf leaderboards/publish.sh    (one suite: 1 h 50 min)
 # Environment (optional):
-#   SUITES  the suites to publish, comma-separated (default: all six).  The others' boards and
+#   SUITES  the suites to publish, comma-separated (default: all of ALL_SUITES below).  The others' boards and
 #           provenance files stay as they are, so a publish can be split over several sittings.
 #   STORE   results store URL        (default sqlite:///hopbench-publish.db in the repository root;
 #                                      *.db files are git-ignored)
@@ -31,7 +32,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf
+ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,throughput-small
 SUITES=${SUITES:-$ALL_SUITES}
 STORE=${STORE:-sqlite:///hopbench-publish.db}
 JOBS=${JOBS:-$(nproc)}
@@ -198,6 +199,24 @@ publish_graphgolf() {
   hb_run --suite graphgolf --seeds 3 --solver random-matching --time-limit 10
 }
 
+publish_angara2021-traffic() {
+  # The angara2021 board's routing tables (DOR, BFS, SSSP, GA; one per torus) simulated on their tori, one seed
+  # (it draws only the packet arrivals); every cell ends on its own (saturation by bisection, then the curve).
+  hb_run --suite angara2021-traffic --solver simulator
+}
+
+publish_koibuchi2012-traffic() {
+  # Koibuchi et al. 2012 Sect. IV, the 64-switch networks (24 cells, about 15 minutes on 2 cores).  The 256-switch
+  # networks and the faulty DLN-2-6 (24 cells of 5 to 30 minutes each) are not published yet.
+  hb_run --suite koibuchi2012-traffic --max-nodes 64 --solver simulator
+}
+
+publish_throughput-small() {
+  # Throughput as an objective: every problem posed with aspl and with channel-load, and a budget sweep; the
+  # three solvers that take channel-load, 3 seeds each under the suite's evaluation budget.
+  hb_run --suite throughput-small --solver annealing,edgecut-full,random
+}
+
 # The shipped runs first, all of them before any run: each is re-checked, and a refused file stops the publish
 # before anything is run or written.
 declare -A SUITE_COMMANDS
@@ -264,6 +283,12 @@ print(f"- runs: {len(runs)} cells, started {started.min():%Y-%m-%d %H:%M} to fin
 print(f"- code: hopbench {listed('hopbench_version')} at git commit {listed('git_commit')}; Python "
       f"{listed('python_version')}, numpy {listed('numpy_version')}, numba {listed('numba_version')}")
 print(f"- hosts: {listed('host')} ({listed('cores')} cores)")
+# the time a suite costs: its cells' own run times added up (a publish on N cores takes about this / N of wall
+# time, plus the warm-ups; the span above may cover several sittings)
+cell_s = float(runs.elapsed_s.fillna(0).sum())
+per_cell = cell_s / max(len(runs), 1)
+print(f"- time: {cell_s / 60:.0f} min of cell run time in all ("
+      + (f"{per_cell / 60:.1f} min" if per_cell >= 60 else f"{per_cell:.1f} s") + " a cell)")
 PY
 }
 built=$(date -u +%Y-%m-%dT%H:%MZ)

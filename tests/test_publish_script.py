@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "leaderboards" / "publish.sh"
-ALL = "edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf"
+ALL = ("edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,"
+       "throughput-small")
 
 
 def _fake_hopbench(tmp_path: Path) -> dict[str, str]:

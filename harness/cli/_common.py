@@ -78,13 +78,14 @@ def sample_count(text: str) -> int:
     return value
 
 
-def output_file(text: str, reads: Mapping[str | Path, str] | None = None) -> Path:
+def output_file(text: str, reads: Mapping[str | Path, str] | None = None, *, force: bool = False) -> Path:
     """The path of an ``-o FILE``, checked before any work is done (a long run must not fail at the end).
 
     ``reads`` maps the files the command reads to what they are: ``-o`` naming one of them (or a link to
-    it) is refused, as it would destroy its own input (see :func:`harness.outputs.store_files`).
+    it) is refused, as it would destroy its own input (see :func:`harness.outputs.store_files`).  A file
+    there that hopbench did not write is refused unless ``force`` (:func:`harness.outputs.check_ours`).
     """
-    from harness.outputs import refuse_overwriting_inputs
+    from harness.outputs import check_ours, refuse_overwriting_inputs
 
     import errno
     import os
@@ -104,6 +105,8 @@ def output_file(text: str, reads: Mapping[str | Path, str] | None = None) -> Pat
     if not out.parent.is_dir():
         raise HopbenchError(f"cannot write {shown_path}: directory {out.parent} does not exist")
     refuse_overwriting_inputs(out, reads or {})
+    if not force and out.is_file() and not out.is_symlink():
+        check_ours(out)
     return out
 
 
@@ -128,12 +131,19 @@ def fmt_number(x: float, digits: int = 6) -> str:
     return f"{x:.{digits}f}"
 
 
+def add_force_option(p: argparse.ArgumentParser) -> None:
+    """``--force``: an output may replace a file that hopbench did not write (by default it is refused)."""
+    p.add_argument("--force", action="store_true",
+                   help="overwrite an existing output file even if hopbench did not write it")
+
+
 def add_solver_options(p: argparse.ArgumentParser, *, output: str, json_help: str) -> None:
     """The options of a command that runs one solver once (``solve``, ``route``)."""
     p.add_argument("--seed", type=seed_value, default=0)
     p.add_argument("--time-limit", type=str, default=None, metavar="SEC", help="wall-clock budget in seconds")
     p.add_argument("--param", action="extend", nargs="+", default=[], metavar="K=V", help="solver parameters")
     p.add_argument("-o", "--output", metavar="FILE", help=f"write the {output} JSON here")
+    add_force_option(p)
     p.add_argument("--json", action="store_true", help=json_help)
 
 

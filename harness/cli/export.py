@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.cli._common import add_force_option
 from harness.errors import HopbenchError
 
 #: :data:`harness.report.exports.FORMATS`, repeated here so that ``--help`` need not import numpy
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "the radix being the problem's degree cap); a host-switch result's own hosts by default "
                         "('hosts')")
     p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise HopbenchError(f"--endpoints applies to graphml and anynet exports, not {args.format}")
     # -o is checked before the work, and never names the file exported (or the edge file of --topology file:)
     reads = {args.file: "the file exported"} if args.file is not None else spec_file(args.topology)
-    out = output_file(args.output, reads) if args.output else None
+    out = output_file(args.output, reads, force=args.force) if args.output else None
     if args.file is not None:
         doc = read_json(args.file)
         if args.format == "json" and doc.get("format") == ROUTES_FORMAT:
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         network = load_network(None, topology=args.topology)
     text = export_text(network, args.format, endpoints=args.endpoints)
     if out is not None:
-        write_output_file(out, text)
+        write_output_file(out, text, force=args.force)
         print(f"wrote {out} ({args.format}, {network.graph.n} routers, {network.graph.m} links)", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -17,6 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--suite", required=True, metavar="S", help="suite name (as recorded in the store)")
     p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db)")
     p.add_argument("-o", "--output", default="pareto", metavar="DIR", help="output directory (default pareto)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite pareto files in DIR even if hopbench did not write them")
     p.add_argument("--no-plots", action="store_true", help="skip the figures")
     p.set_defaults(func=run)
 
@@ -35,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
     store = Store.open(args.storage, mode="read")
     check_directory_place(out)
     df = pareto_points(store, args.suite)
-    written = write_pareto(df, args.suite, out, plots=not args.no_plots, protect=store_files(store.url))
+    written = write_pareto(df, args.suite, out, plots=not args.no_plots, protect=store_files(store.url),
+                           force=args.force)
     fronts = int(df["on_front"].sum())
     print(f"{printable(args.suite)}: {len(df)} solutions in {df['family'].nunique()} base graph(s), {fronts} on a "
           f"solver's front -> {written['markdown']}")

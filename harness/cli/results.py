@@ -25,7 +25,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from harness.cli._common import output_file, print_json
+from harness.cli._common import add_force_option, output_file, print_json
 
 JSON_COLUMNS = ["instance", "suite", "solver", "params", "params_tag", "seed", "status", "error", "objective",
                 "diameter", "aspl", "metrics", "elapsed_s", "evaluations", "solution", "kind", "study", "trial",
@@ -42,7 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--suite", metavar="S")
     p.add_argument("--solver", metavar="A,B", help="comma-separated solver names")
     p.add_argument("--format", choices=["table", "csv", "parquet", "json"], default="table")
+    p.add_argument("--wide", action="store_true",
+                   help=f"table: show every cell whole (by default a cell is cut at {MAX_COLWIDTH} characters, e.g. "
+                        f"a long error or the reason a solver declined an instance)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (required for parquet)")
+    add_force_option(p)
     p.add_argument("--storage", metavar="URL", help="results store URL (default sqlite:///hopbench.db); a database "
                                                     "server gets $HOPBENCH_CONNECT_TIMEOUT seconds (default 10) to "
                                                     "answer")
@@ -62,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         return import_runs(args)
     # arguments are checked before any store is opened; -o never names a file this command reads
     reads = {**store_files(args.storage or DEFAULT_URL), **store_files(args.merge_from), **suite_file(args.suite)}
-    out = output_file(args.output, reads) if args.output else None
+    out = output_file(args.output, reads, force=args.force) if args.output else None
     if args.format == "parquet" and out is None:
         raise HopbenchError("--format parquet needs -o FILE (Parquet is binary)")
     target = store_files(args.storage or DEFAULT_URL)
@@ -106,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         buffer = io.BytesIO()  # whole in memory first: a failed write leaves no partial file
         store.dataframe(**selection).to_parquet(buffer, index=False)
         report_damaged(store)
-        write_output_file(out, buffer.getvalue())
+        write_output_file(out, buffer.getvalue(), force=args.force)
         return 0
     rows = store.records(**selection)
     report_damaged(store)
@@ -115,16 +119,21 @@ def run(args: argparse.Namespace) -> int:
         if out is not None:
             from harness.documents import strict_json
 
-            write_output_file(out, json.dumps(strict_json(docs), indent=1) + "\n")
+            write_output_file(out, json.dumps(strict_json(docs), indent=1) + "\n", force=args.force)
         else:
             print_json(docs)
         return 0
     if args.format == "csv":
         text = csv_text(rows, run_column_names(with_solutions))
     else:
-        text = table_text(rows, TABLE_COLUMNS) if rows else "(no runs recorded)"
+        cut: list[int] = []
+        text = table_text(rows, TABLE_COLUMNS, max_colwidth=None if args.wide else MAX_COLWIDTH, cut=cut) \
+            if rows else "(no runs recorded)"
+        if cut:  # on stderr: the table itself stays what pandas prints
+            print(f"note: {len(cut)} cell(s) cut at {MAX_COLWIDTH} characters; --wide shows them whole",
+                  file=sys.stderr)
     if out is not None:
-        write_output_file(out, text if text.endswith("\n") else text + "\n")
+        write_output_file(out, text if text.endswith("\n") else text + "\n", force=args.force)
     else:
         print(text)
     return 0
@@ -311,14 +320,19 @@ _ESCAPED = {"\t": r"\t", "\n": r"\n", "\r": r"\r"}  # a table row stays one line
 _ESCAPES = re.compile("[\t\n\r]")
 
 
-def table_text(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    """The rows as a right-aligned text table (pandas' ``to_string(index=False, max_colwidth=60)``)."""
+def table_text(rows: list[dict[str, Any]], columns: list[str], *, max_colwidth: int | None = MAX_COLWIDTH,
+               cut: list[int] | None = None) -> str:
+    """The rows as a right-aligned text table (pandas' ``to_string(index=False, max_colwidth=60)``); a cell longer
+    than ``max_colwidth`` is cut (None: none is), and ``cut`` collects the row index of every cell cut."""
     printed = []
     for name in columns:
         values = _column(rows, name)
         cells = _table_cells(values)
         header = " " + name if _kind(values) in ("int", "float") else name  # numbers leave room for a sign
-        width = min(max(len(header), *map(len, cells)), MAX_COLWIDTH)
+        width = max(len(header), *map(len, cells))
+        width = width if max_colwidth is None else min(width, max_colwidth)
+        if cut is not None:
+            cut.extend(i for i, c in enumerate(cells) if len(c) > width)
         cells = [c[:width - 3] + "..." if len(c) > width else c for c in cells]
         printed.append([s.rjust(width) for s in [header, *cells]])
     return "\n".join(" ".join(line) for line in zip(*printed))

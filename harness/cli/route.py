@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
                             f"{', '.join(solvers.names('routing'))}")
     problem = make_problem(args.torus, nodes=args.nodes, subset=args.subset, rules=args.rules,
                            objective=args.objective)
-    out = output_file(args.output) if args.output else None
+    out = output_file(args.output, force=args.force) if args.output else None
     # what a plug-in's sandbox builds the same problem from (run_solver)
     fields = {k: v for k, v in (("torus", args.torus), ("nodes", args.nodes), ("subset", args.subset),
                                 ("rules", args.rules), ("objective", args.objective)) if v is not None}
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if out is not None:
         from harness.outputs import write_output_file
 
-        write_output_file(out, dumps(doc, indent=1) + "\n")
+        write_output_file(out, dumps(doc, indent=1) + "\n", force=args.force)
     if outcome.interrupted:
         print(interrupted_note(args.output, "routing table"), file=sys.stderr)
     if args.json:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.cli._common import seed_value
+from harness.cli._common import add_force_option, seed_value
 from harness.errors import HopbenchError
 
 #: :data:`harness.traffic.patterns.PATTERNS` and :data:`harness.traffic.study.ROUTINGS`, repeated so
@@ -54,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--booksim", metavar="PATH", default=None, help="the BookSim2 binary (--engine booksim)")
     p.add_argument("--json", action="store_true", help="print the simulation document (JSON)")
     p.add_argument("-o", "--output", metavar="OUT", help="write the simulation document here")
+    add_force_option(p)
     p.add_argument("--plot", metavar="PNG", help="draw latency against accepted traffic (Koibuchi's Figs. 12-20)")
     p.set_defaults(func=run)
 
@@ -97,9 +98,9 @@ def run(args: argparse.Namespace) -> int:
         loads = parse_loads(args.loads)
     config = router_config(**parse_assignments(args.param))
     reads = {args.file: "the network simulated"} if args.file else spec_file(args.topology)
-    out = output_file(args.output, reads) if args.output else None
-    plot = output_file(args.plot, {**reads, **({out: "the simulation document"} if out else {})}) \
-        if args.plot else None
+    out = output_file(args.output, reads, force=args.force) if args.output else None
+    plot = output_file(args.plot, {**reads, **({out: "the simulation document"} if out else {})},
+                       force=args.force) if args.plot else None
     network = _network(args)
     if args.engine == "booksim":
         from harness.traffic.booksim_study import run_booksim_study
@@ -135,13 +136,13 @@ def run(args: argparse.Namespace) -> int:
     if out is not None:
         import json
 
-        write_output_file(out, json.dumps(doc, indent=1, allow_nan=False) + "\n")
+        write_output_file(out, json.dumps(doc, indent=1, allow_nan=False) + "\n", force=args.force)
         print(f"wrote {out}", file=sys.stderr)
     if plot is not None:
         from harness.report.traffic_plots import write_latency_plot
 
         try:
-            write_latency_plot([doc], plot)
+            write_latency_plot([doc], plot, force=args.force)
         except OSError as exc:
             raise HopbenchError(f"cannot write the plot {plot}: {exc.strerror or exc}") from None
         print(f"wrote {plot}", file=sys.stderr)

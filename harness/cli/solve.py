@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
                   "objective": problem.objective, "family": problem.family}
     sandbox = dict(kind="shortcut", fields=fields)  # where a plug-in is run (run_solver)
     spec = problem.base_spec
-    out = output_file(args.output, spec_file(spec)) if args.output else None  # never over its base
+    out = output_file(args.output, spec_file(spec), force=args.force) if args.output else None  # never over its base
     # a suite's instance runs under the suite's budget unless --time-limit says otherwise
     time_limit = args.time_limit if args.time_limit is not None or suite is None else suite.time_limit
     evaluations = suite.evaluations if suite is not None and args.time_limit is None else None
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     if out is not None:
         from harness.outputs import write_output_file
 
-        write_output_file(out, dumps(doc, indent=1) + "\n")
+        write_output_file(out, dumps(doc, indent=1) + "\n", force=args.force)
     if outcome.interrupted:
         print(interrupted_note(args.output, "solution"), file=sys.stderr)
     if args.json:

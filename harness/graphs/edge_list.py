@@ -107,11 +107,12 @@ def edge_list_text(graph: Graph) -> str:
     return "".join(f"{u} {v}\n" for u, v in graph.edges.tolist())
 
 
-def write_edge_list(graph: Graph, path: str | Path) -> None:
-    """Write :func:`edge_list_text` to ``path`` (never through a link: :func:`harness.outputs.write_output_file`)."""
+def write_edge_list(graph: Graph, path: str | Path, *, force: bool = False) -> None:
+    """Write :func:`edge_list_text` to ``path`` (never through a link, nor over a file hopbench did not write
+    unless ``force``: :func:`harness.outputs.write_output_file`)."""
     from harness.outputs import write_output_file
 
-    write_output_file(path, edge_list_text(graph))
+    write_output_file(path, edge_list_text(graph), force=force)
 
 
 def pairs_from_json(value: Any, name: str) -> np.ndarray:

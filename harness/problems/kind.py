@@ -307,6 +307,9 @@ class ProblemKind(ABC):
         """
         return self.lower_bound(problem)
 
+    #: what :meth:`lower_bound` is, in words, for the board's legend of its *Gap LB* column
+    lower_bound_meaning: ClassVar[str] = "the instance's lower bound on the objective"
+
     #: what the bound of :meth:`above_upper_bound` is, in words, for the error that refuses a value above it
     upper_bound_meaning: ClassVar[str] = "an upper bound on every solution's objective"
 

@@ -34,6 +34,8 @@ Optuna trials of ``hopbench tune`` (rows with a ``study``):
                      they do report (e.g. the diameter for Fuad et al.'s Table 2)
 ``rank``             per instance, by mean objective (ascending; means equal to 1e-10 share
                      a rank, the next rank skips: 1, 1, 3); rows without ok runs have none
+``declined_reasons`` the reasons the solver gave where it declined the instance (cells recorded
+                     ``skipped``), each distinct text once and whole, as a JSON list; blank when none
 
 Gaps are fractions (0.05 = 5% above the reference; for a maximised objective, 5% below it:
 a positive gap is worse either way, and ranks run from the largest mean).  An ok run whose graph is
@@ -76,7 +78,7 @@ def board_columns() -> list[str]:
             "timeouts", "skipped", "budget", "mean", "ci95", "std", "best", "worst", "median_time_s", *metrics, "lower_bound",
             "gap_lower_bound", "optimum", "gap_optimum", "best_known", "gap_best_known", "published_metric",
             "published_best", "published_metric_mean", "gap_published", "rank", "best_seed", "best_run_id",
-            "solution"]
+            "solution", "declined_reasons"]
 
 
 def reference_columns() -> list[str]:
@@ -109,6 +111,18 @@ def _metric_value(metrics: dict[str, Any], objective: float, key: str) -> float 
         return None
     v = metrics[key]
     return math.inf if v is None else float(v)
+
+
+def _declined_reasons(cells: pd.DataFrame) -> str | None:
+    """The distinct reasons of a row's declined cells (in seed order) as a JSON list, None when it has none:
+    a board shows them whole, since a count alone does not say why a solver left an instance out."""
+    declined = cells[cells["status"] == "skipped"]
+    if declined.empty or "error" not in declined:
+        return None
+    if "seed" in declined:
+        declined = declined.sort_values("seed", kind="stable")
+    reasons = [str(e) for e in declined["error"] if isinstance(e, str) and e.strip()]
+    return json.dumps(list(dict.fromkeys(reasons))) if reasons else None
 
 
 def _mean(values: list[float]) -> float | None:
@@ -192,6 +206,7 @@ def aggregate(runs: pd.DataFrame, facts: dict[str, InstanceFacts], suite: str,
             "published_metric": fa.published_metric, "published_best": fa.published_best,
             "published_metric_mean": pub_mean, "gap_published": relative_gap(pub_mean, fa.published_best, maximise),
             "rank": None, "best_seed": best_seed, "best_run_id": best_run, "solution": None,
+            "declined_reasons": _declined_reasons(g),
         })
     df = pd.DataFrame(out, columns=board_columns())
     for instance, idx in df.groupby("instance", sort=False).groups.items():

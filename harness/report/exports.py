@@ -196,8 +196,10 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
     return json.dumps(doc, separators=(",", ":")) + "\n"
 
 
-def write_export(network: Network, fmt: str, path: str | Path, *, endpoints: str | int | None = None) -> None:
-    """Write an export to ``path`` (never through a link: :func:`harness.outputs.write_output_file`)."""
+def write_export(network: Network, fmt: str, path: str | Path, *, endpoints: str | int | None = None,
+                 force: bool = False) -> None:
+    """Write an export to ``path`` (never through a link, nor over a file hopbench did not write unless
+    ``force``: :func:`harness.outputs.write_output_file`)."""
     from harness.outputs import write_output_file
 
-    write_output_file(path, export_text(network, fmt, endpoints=endpoints))
+    write_output_file(path, export_text(network, fmt, endpoints=endpoints), force=force)

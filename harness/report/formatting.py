@@ -179,11 +179,6 @@ def reference_metric(column: MetricColumn, ref: dict[str, Any]) -> str:
     return fmt_num(ref.get(column.metric)) if column.minus is None else ""
 
 
-def metric_legend(columns: Iterable[MetricColumn]) -> str:
-    """The legend texts of the shown metric columns, each once, for the board's column legend."""
-    return " ".join(dict.fromkeys(c.legend for c in columns if c.legend))
-
-
 def names_metric(rec: dict[str, Any]) -> bool:
     """Whether a row's published gap compares a metric other than the objective (then it is named)."""
     metric = rec.get("published_metric")
@@ -216,18 +211,68 @@ def interleave(rows: list[dict[str, Any]], refs: list[dict[str, Any]]) -> list[t
     return out
 
 
-#: the column legend under a board's header (markdown emphasis; the site strips it)
-GAP_LEGEND = (
-    "**Columns.** *Runs*: ok runs (seeds) in the statistics; *Failed*: cells that ended in an error or a "
-    "timeout, or that the solver declined (a row whose every cell was declined has no statistics). "
-    "*Mean ± 95% CI*: mean objective over the ok runs ± the half-width of the Student-t 95% confidence "
-    "interval (blank for one run; marked *(2 seeds)* when it rests on two runs, where t = 12.7 makes it "
-    "very wide). *Best*: the best run's objective, linked "
-    "to its solution file (`hopbench verify FILE` re-checks it). *Gap LB*: (mean − lower bound) / lower bound, "
-    "the bound being Moore/Cerf for (N, cap) through the objective, or ceil(γ_perfect) on the max channel load "
-    "of a routing table. *Gap opt.*: to the proven optimum. *Gap pub.*: our mean of the compared metric "
-    "(named in brackets when it is not the objective) against the best published value of that metric. "
-    "*Rank*: by mean objective per instance, ties share a rank. Rows marked † are the papers' published "
-    "values, not our runs. *Params* ends with the cell's budget (`@60s`: its time limit; `/2000ev`: an "
-    "evaluation budget). A column that is blank in every row of a table is left out."
-)
+#: what each column of a board's tables means (markdown emphasis; the site strips it), by header; the site
+#: splits the mean and its CI into two columns that share one sentence.  ``{bounds}`` is filled with what the
+#: lower bound is for the kinds on the board (:attr:`ProblemKind.lower_bound_meaning`)
+COLUMN_SENTENCES = {
+    "Params": "*Params* ends with the cell's budget (`@60s`: its time limit; `/2000ev`: an evaluation budget).",
+    "Runs": "*Runs*: ok runs (seeds) in the statistics.",
+    "Failed": "*Failed*: cells that ended in an error or a timeout, or that the solver declined (a row whose every "
+              "cell was declined has no statistics); the reason a solver gave for declining is a note under its "
+              "table (*d1*, *d2*, ...).",
+    "Mean ± 95% CI": "*Mean ± 95% CI*: mean objective over the ok runs ± the half-width of the Student-t 95% "
+                     "confidence interval (blank for one run; marked *(2 seeds)* when it rests on two runs, where "
+                     "t = 12.7 makes it very wide).",
+    "Best": "*Best*: the best run's objective, linked to its solution file (`hopbench verify FILE` re-checks it).",
+    "Median time (s)": "*Median time (s)*: median wall time of the ok runs.",
+    "Gap LB": "*Gap LB*: (mean − lower bound) / lower bound, the bound being {bounds}.",
+    "Gap opt.": "*Gap opt.*: to the proven optimum.",
+    "Gap b.k.": "*Gap b.k.*: to the suite's best-known value.",
+    "Gap pub.": "*Gap pub.*: our mean of the compared metric (named in brackets when it is not the objective) "
+                "against the best published value of that metric.",
+    "Rank": "*Rank*: by mean objective per instance, ties share a rank.",
+}
+COLUMN_SENTENCES["Mean"] = COLUMN_SENTENCES["± 95% CI"] = COLUMN_SENTENCES["Mean ± 95% CI"]
+
+
+def column_legend(heads: Iterable[str], metrics: Iterable[MetricColumn] = (), *, bounds: Iterable[str] = (),
+                  published: bool = False) -> str:
+    """The legend of a board's tables: a sentence for each column they show (``heads``, the headers left after
+    :func:`drop_empty_columns`, of every table), in order, then the shown ``metrics`` columns' own legends, so
+    a board never explains a column it does not have (the traffic board has no *Gap LB*).  ``bounds``: what
+    the lower bound is on the rows with a *Gap LB*; ``published``: whether rows marked † are shown."""
+    heads = list(dict.fromkeys(heads))
+    meanings = list(dict.fromkeys(b for b in bounds if b)) or ["the instance's lower bound on the objective"]
+    bound_text = meanings[0] if len(meanings) == 1 else "; ".join(meanings[:-1]) + "; or " + meanings[-1]
+    parts = ["**Columns.**"]
+    parts += list(dict.fromkeys(COLUMN_SENTENCES[h].format(bounds=bound_text) for h in heads if h in COLUMN_SENTENCES))
+    parts += list(dict.fromkeys(c.legend for c in metrics if c.legend and c.header in heads))
+    if published:
+        parts.append("Rows marked † are the papers' published values, not our runs.")
+    parts.append("A column that is blank in every row of a table is left out.")
+    return " ".join(parts)
+
+
+def declined_reasons(rec: dict[str, Any]) -> list[str]:
+    """A board row's reasons for declining (``declined_reasons`` of ``board.csv``, a JSON list): [] when it
+    declined nothing, or when the cell is missing (a board written before the column) or not such a list."""
+    import json
+
+    text = rec.get("declined_reasons")
+    if is_missing(text) or not isinstance(text, str) or not text:
+        return []
+    try:
+        reasons = json.loads(text)
+    except ValueError:
+        return [text]  # not the list the board writes: shown as it is rather than lost
+    return [str(r) for r in reasons] if isinstance(reasons, list) else [str(reasons)]
+
+
+def declined_note(rec: dict[str, Any]) -> str:
+    """The note under a table that says why a row's solver declined its instance (plain text, whole):
+    ``milp (default @120s) on ring:64/cap10/b16/aspl: the model would have ...``; blank when it declined
+    nothing."""
+    reasons = declined_reasons(rec)
+    if not reasons:
+        return ""
+    return f"{rec['solver']} ({params_with_budget(rec)}) on {rec['instance']}: {' / '.join(reasons)}"

@@ -11,9 +11,10 @@ import re
 from typing import Any
 
 from harness.report.board import Board
-from harness.report.formatting import (GAP_LEGEND, drop_empty_columns, few_seeds_note, fmt_failed, fmt_gap,
-                                       fmt_metric, fmt_num, fmt_time, interleave, is_missing, metric_columns_by_group,
-                                       metric_legend, names_metric, params_with_budget, reference_label,
+from harness.problems.registry import get_kind
+from harness.report.formatting import (column_legend, declined_note, drop_empty_columns, few_seeds_note, fmt_failed,
+                                       fmt_gap, fmt_metric, fmt_num, fmt_time, interleave, is_missing,
+                                       metric_columns_by_group, names_metric, params_with_budget, reference_label,
                                        reference_metric)
 
 
@@ -57,9 +58,10 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
     # each group's metric columns (a difference column only where some row has a value)
     shown = metric_columns_by_group(records, lambda r: board.facts[r["instance"]].kind)
     groups = list(shown)
-    legend = metric_legend(c for mcols in shown.values() for c in mcols)
-    lines += [GAP_LEGEND + (" *Gap b.k.*: to the suite's best-known value." if has_best_known else "")
-              + (f" {legend}" if legend else ""), ""]
+    # the tables come first, so that the legend above them describes the columns they kept and no other
+    tables: list[str] = []
+    kept_heads: list[str] = []
+    declined = 0  # the declined notes are numbered d1, d2, ... over the whole board
     by_instance_refs: dict[str, list[dict[str, Any]]] = {}
     for ref in refs.to_dict("records"):
         by_instance_refs.setdefault(ref["instance"], []).append(ref)
@@ -70,9 +72,10 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                   *[c.header for c in mcols], "Median time (s)", "Gap LB", "Gap opt."]
         header += ["Gap b.k."] if has_best_known else []
         header += ["Gap pub.", "Rank"]
-        lines += [f"## {_md(group)}", ""]
+        tables += [f"## {_md(group)}", ""]
         table: list[list[str]] = []
         notes: dict[str, list[str]] = {}
+        declined_notes: list[str] = []
         for instance in dict.fromkeys(r["instance"] for r in in_group):
             block = [r for r in in_group if r["instance"] == instance]
             first = True
@@ -91,7 +94,13 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
                     pub = fmt_gap(rec["gap_published"])
                     if pub and names_metric(rec):
                         pub += f" ({_md(rec['published_metric'])})"
-                    cells += [_md(rec["solver"]), _md(params_with_budget(rec)), str(int(rec["runs"])), fmt_failed(rec), mean,
+                    failed = fmt_failed(rec)
+                    why = declined_note(rec)
+                    if why:  # the reason, whole, under the table: a cell has no room for a paragraph
+                        declined += 1
+                        failed += f" (d{declined})"
+                        declined_notes.append(f"- *d{declined}* {_md(why)}")
+                    cells += [_md(rec["solver"]), _md(params_with_budget(rec)), str(int(rec["runs"])), failed, mean,
                               best, *[fmt_metric(c, rec[c.column]) for c in mcols], fmt_time(rec["median_time_s"]),
                               fmt_gap(rec["gap_lower_bound"]), fmt_gap(rec["gap_optimum"])]
                     cells += [fmt_gap(rec["gap_best_known"])] if has_best_known else []
@@ -107,11 +116,22 @@ def render_markdown(board: Board, plots: dict[str, str] | None = None) -> str:
         # a column blank in every row (Gap opt. without optima, Failed when nothing failed) is left out;
         # the first column (the instance, shown once per block) always has a value
         header, table = drop_empty_columns(header, table, lambda cell: cell == "")
-        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(cells) + " |" for cells in table]
-        lines.append("")
+        kept_heads += header
+        tables += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        tables += ["| " + " | ".join(cells) + " |" for cells in table]
+        tables.append("")
         for note, where in notes.items():
-            lines.append(f"- † {_md(note)}: {', '.join(where)}")
+            tables.append(f"- † {_md(note)}: {', '.join(where)}")
         if notes:
-            lines.append("")
-    return "\n".join(lines)
+            tables.append("")
+        if declined_notes:
+            tables += ["Declined, with the solver's reason:", "", *declined_notes, ""]
+    with_gap_lb = {board.facts[r["instance"]].kind for r in records if not is_missing(r["gap_lower_bound"])}
+    lines += [column_legend(kept_heads, (c for mcols in shown.values() for c in mcols),
+                            bounds=sorted(get_kind(k).lower_bound_meaning for k in with_gap_lb),
+                            published=len(refs) > 0), ""]
+    return "\n".join(lines + tables)
+
+
+#: :func:`_md` for the other markdown writers (the Pareto view): user text neutralised the same way
+md_text = _md

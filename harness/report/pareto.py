@@ -87,20 +87,22 @@ def pareto_points(store: Any, suite_name: str) -> "pd.DataFrame":
 
 
 def pareto_markdown(df: "pd.DataFrame", suite_name: str) -> str:
-    """The front points of every family and solver, as markdown."""
-    lines = [f"# Pareto view: {suite_name}", "",
+    """The front points of every family and solver, as markdown (user text neutralised as on boards)."""
+    from harness.report.markdown import md_text
+
+    lines = [f"# Pareto view: {md_text(suite_name)}", "",
              "Every ok run's solution, re-validated and measured: ASPL (lower is better), the throughput bound "
              "1/L of minimal routing under uniform traffic (higher is better; L is the `channel-load` objective) "
              "and the mean cable length of Koibuchi et al. 2012's distributed layout (lower is better). Below, "
              "each solver's front per base graph: the solutions no other solution of that solver dominates on "
              f"all three. All {len(df)} points: [pareto.csv](pareto.csv).", ""]
     for family, fam in df.groupby("family", sort=False):
-        lines += [f"## {family}", "", f"![{family}](pareto-{_slug(family)}.png)", "",
+        lines += [f"## {md_text(family)}", "", f"![{md_text(family)}](pareto-{_slug(family)}.png)", "",
                   "| solver | objective | cap | budget | seed | ASPL | throughput bound | cable (m) |",
                   "|---|---|---|---|---|---|---|---|"]
         front = fam[fam["on_front"]].sort_values(["solver", "throughput_bound"])
         for r in front.itertuples(index=False):
-            lines.append(f"| {r.solver} | {r.objective} | {r.cap} | {r.budget} | {r.seed} | {r.aspl:.4f} | "
+            lines.append(f"| {md_text(r.solver)} | {r.objective} | {r.cap} | {r.budget} | {r.seed} | {r.aspl:.4f} | "
                          f"{r.throughput_bound:.4f} | {r.cable_mean_m:.2f} |")
         lines.append("")
     return "\n".join(lines)
@@ -119,6 +121,8 @@ def pareto_figure(fam: "pd.DataFrame", family: str):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from harness.report.plots import literal
+
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for k, (solver, g) in enumerate(fam.groupby("solver", sort=True)):
         color = f"C{k % 10}"
@@ -126,33 +130,36 @@ def pareto_figure(fam: "pd.DataFrame", family: str):
             ax.scatter(g["throughput_bound"], g[col], s=14, alpha=0.35, color=color)
             plane = front_mask([(y, x, 0.0) for x, y in zip(g["throughput_bound"], g[col])])
             front = g[plane].sort_values("throughput_bound")
-            ax.plot(front["throughput_bound"], front[col], marker="o", ms=4, color=color, label=solver)
+            ax.plot(front["throughput_bound"], front[col], marker="o", ms=4, color=color, label=literal(solver))
     axes[0].set_ylabel("ASPL (hops)")
     axes[1].set_ylabel("mean cable length (m)")
     for ax in axes:
         ax.set_xlabel("throughput bound 1/L (flits/cycle/switch)")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.suptitle(f"{family}: each solver's solutions (dots) and its front in each plane (lines)")
+    fig.suptitle(f"{literal(family)}: each solver's solutions (dots) and its front in each plane (lines)")
     fig.tight_layout()
     return fig
 
 
 def write_pareto(df: "pd.DataFrame", suite_name: str, out: Path, *, plots: bool = True,
-                 protect: dict[Path, str] | None = None) -> dict[str, Path]:
+                 protect: dict[Path, str] | None = None, force: bool = False) -> dict[str, Path]:
     """Write pareto.csv, pareto.md and the figures into ``out`` (created); returns what was written.  No file
-    is written when one of them would land on a path of ``protect`` (the command's inputs)."""
-    from harness.outputs import refuse_overwriting_inputs, write_output_file
+    is written when one of them would land on a path of ``protect`` (the command's inputs), or, unless
+    ``force``, on a file hopbench did not write."""
+    from harness.outputs import check_ours, refuse_overwriting_inputs, write_output_file
 
     families = list(dict.fromkeys(df["family"]))
     targets = [out / "pareto.csv", out / "pareto.md"] + ([out / f"pareto-{_slug(str(f))}.png" for f in families]
                                                           if plots else [])
     for target in targets:
         refuse_overwriting_inputs(target, protect or {})
+        if not force and target.is_file() and not target.is_symlink():
+            check_ours(target)
     out.mkdir(parents=True, exist_ok=True)
     written = {"csv": out / "pareto.csv", "markdown": out / "pareto.md"}
-    write_output_file(written["csv"], df.to_csv(index=False))
-    write_output_file(written["markdown"], pareto_markdown(df, suite_name) + "\n")
+    write_output_file(written["csv"], df.to_csv(index=False), force=force)
+    write_output_file(written["markdown"], pareto_markdown(df, suite_name) + "\n", force=force)
     if plots:
         import io
 
@@ -164,7 +171,7 @@ def write_pareto(df: "pd.DataFrame", suite_name: str, out: Path, *, plots: bool 
             fig.savefig(buf, format="png", dpi=110)
             plt.close(fig)
             path = out / f"pareto-{_slug(str(family))}.png"
-            write_output_file(path, buf.getvalue())
+            write_output_file(path, buf.getvalue(), force=force)
             written[f"plot {family}"] = path
     return written
 

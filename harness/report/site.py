@@ -35,10 +35,10 @@ from typing import Any
 from harness import inputs
 from harness.errors import HopbenchError
 from harness.outputs import OwnedDirectory, safe_name
-from harness.problems.registry import kind_of_objective
-from harness.report.formatting import (GAP_LEGEND, csv_unsafe, drop_empty_columns, few_seeds_note, fmt_failed,
-                                       fmt_gap, fmt_metric, fmt_num, fmt_time, interleave, metric_columns_by_group,
-                                       metric_legend, names_metric, params_with_budget, reference_label,
+from harness.problems.registry import get_kind, kind_of_objective
+from harness.report.formatting import (column_legend, csv_unsafe, declined_note, drop_empty_columns, few_seeds_note,
+                                       fmt_failed, fmt_gap, fmt_metric, fmt_num, fmt_time, interleave,
+                                       metric_columns_by_group, names_metric, params_with_budget, reference_label,
                                        reference_metric)
 
 SITE_DIR = "site"
@@ -160,6 +160,7 @@ td.wrap { white-space: normal; min-width: 12em; max-width: 24em; }
 #suites td.wrap { min-width: 8em; } td.date { white-space: normal; min-width: 6em; }
 td.desc { overflow-wrap: anywhere; }  /* a URL in a description may break */
 small.few { color: #a15c00; }
+ul.declined { font-size: 0.85em; color: #555; max-width: 80em; }  /* why a solver declined, whole */
 th[aria-sort=ascending]::after { content: " \\25B2"; }
 th[aria-sort=descending]::after { content: " \\25BC"; }
 td.text, th.text { text-align: left; }
@@ -315,7 +316,8 @@ def _read_board(suite_dir: Path) -> tuple[dict[str, Any], Any, Any]:
 
     meta = _read_meta(suite_dir)
     text_cols = {c: str for c in ("suite", "instance", "group", "solver", "params", "params_json", "solution",
-                                  "published_metric", "objective_name", "source", "label", "note", "extra", "budget")}
+                                  "published_metric", "objective_name", "source", "label", "note", "extra", "budget",
+                                  "declined_reasons")}
     tables = []
     for name in ("board.csv", "references.csv"):
         text = inputs.read_text(suite_dir / name, "board file")
@@ -364,10 +366,9 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
     # each group's metric columns (a difference column only where some row has a value)
     shown = metric_columns_by_group(records, _kind_of)
     groups = list(shown)
-    extra = metric_legend(c for mcols in shown.values() for c in mcols)
-    legend = (GAP_LEGEND + (f" {extra}" if extra else "")).replace("**", "").replace("*", "").replace("`", "")
-    body.append(f'<details class="legend"><summary>What the columns mean</summary><p class="legend">{_e(legend)}'
-                f"</p></details>")
+    legend_at = len(body)  # the legend goes here once the tables say which columns they kept
+    kept_heads: list[str] = []
+    declined = 0  # declined notes, numbered d1, d2, ... over the page as in board.md
     by_instance: dict[str, list[dict[str, Any]]] = {}
     for ref in ref_records:
         by_instance.setdefault(ref["instance"], []).append(ref)
@@ -388,6 +389,7 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
         heads += [("gap_published", "Gap pub.", "num"), ("rank", "Rank", "num")]
         body.append(f'<h2 id="g-{_anchor(group)}">{_e(group)}</h2>')
         table: list[tuple[str, list[str]]] = []  # (the <tr ...> opening, its cells)
+        declined_notes: list[str] = []
         for instance in dict.fromkeys(r["instance"] for r in in_group):
             block = [r for r in in_group if r["instance"] == instance]
             n = block[0]["n"]
@@ -400,10 +402,18 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
                     pub = fmt_gap(rec["gap_published"])
                     if pub and names_metric(rec):
                         pub += f" ({_e(rec['published_metric'])})"
+                    why = declined_note(rec)
+                    if why:  # the reason whole: a tooltip on the cell and a numbered note under the table
+                        declined += 1
+                        failed_cell = _td(f'{_e(fmt_failed(rec))} <a href="#d{declined}">(d{declined})</a>',
+                                          cls="text", numeric=False, title=why)
+                        declined_notes.append(f'<li id="d{declined}"><b>d{declined}</b> {_e(why)}</li>')
+                    else:
+                        failed_cell = _td(_e(fmt_failed(rec)), cls="text", numeric=False)
                     cells = [_td(_e(instance), cls="text", numeric=False), _td(fmt_num(n), n),
                              _td(_e(rec["solver"]), cls="text", numeric=False),
                              _td(_e(params_with_budget(rec)), cls="text", numeric=False), _td(str(int(rec["runs"])), rec["runs"]),
-                             _td(_e(fmt_failed(rec)), cls="text", numeric=False),
+                             failed_cell,
                              _td(fmt_num(rec["mean"]), rec["mean"]), _ci_cell(rec),
                              _td(best, rec["best"]),
                              *[_td(fmt_metric(c, rec[c.column]), rec[c.column]) for c in mcols],
@@ -430,12 +440,23 @@ def suite_page(meta: dict[str, Any], rows, refs) -> str:
                     table.append((f'<tr class="published" data-row="{_e(key)}">', cells))
         # a column blank in every row (Gap opt. without optima, the CI of single runs) is left out
         heads, cells_kept = drop_empty_columns(heads, [cells for _, cells in table], _blank_cell)
+        kept_heads += [h for _, h, _ in heads]
         body.append(f'<div class="scroll"><table class="board sortable" id="table-{number}"><thead><tr>'
                     + "".join(f'<th data-key="{k}" data-type="{t}"' + (' class="text"' if t == "text" else "")
                               + f">{_e(h)}</th>" for k, h, t in heads)
                     + "</tr></thead><tbody>")
         body.extend(opening + "".join(cells) + "</tr>" for (opening, _), cells in zip(table, cells_kept))
         body.append("</tbody></table></div>")
+        if declined_notes:
+            body.append('<p class="legend">Declined, with the solver\'s reason:</p><ul class="declined">'
+                        + "".join(declined_notes) + "</ul>")
+    with_gap_lb = {_kind_of(r) for r in records if r.get("gap_lower_bound") is not None}
+    legend = column_legend(kept_heads, (c for mcols in shown.values() for c in mcols),
+                           bounds=sorted(get_kind(k).lower_bound_meaning for k in with_gap_lb),
+                           published=bool(ref_records))
+    legend = legend.replace("**", "").replace("*", "").replace("`", "")
+    body.insert(legend_at, f'<details class="legend"><summary>What the columns mean</summary><p class="legend">'
+                           f"{_e(legend)}</p></details>")
     if plots:
         body.append('<h2 id="plots">Plots</h2><section class="plots">')
         for name, rel in plots.items():

@@ -43,6 +43,15 @@ def latency_figure(docs: list[dict[str, Any]], *, title: str | None = None):
     return fig
 
 
-def write_latency_plot(docs: list[dict[str, Any]], path: str | Path, *, title: str | None = None) -> None:
+def write_latency_plot(docs: list[dict[str, Any]], path: str | Path, *, title: str | None = None,
+                       force: bool = False) -> None:
+    """The latency figure as a PNG at ``path``, written as every output is (never through a link, nor over a
+    file hopbench did not write unless ``force``: :func:`harness.outputs.write_output_file`)."""
+    import io
+
+    from harness.outputs import write_output_file
+
     fig = latency_figure(docs, title=title)
-    fig.savefig(Path(path), dpi=DPI, metadata={"Software": None})
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    write_output_file(path, buf.getvalue(), force=force)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,9 +91,24 @@ class TrafficProblem:
     # ------------------------------------------------------------------ the network
 
     @property
+    def network_file(self) -> str:
+        """Where the network is read from: the suite's resolved path; else the name itself (a spec, or a file
+        from the current folder); else, for a relative name not found there, the shipped data file of that
+        name (a result of a shipped suite verified from another folder or a wheel install)."""
+        if self.network_path:
+            return self.network_path
+        if not is_spec(self.network) and not os.path.isfile(self.network):
+            from harness._paths import shipped_file
+
+            shipped = shipped_file(self.network)
+            if shipped is not None:
+                return str(shipped)
+        return self.network
+
+    @property
     def source(self) -> Any:
         """The network as loaded (:class:`harness.problems.networks.Network`)."""
-        return _network(self.network_path or self.network)
+        return _network(self.network_file)
 
     @property
     def switches(self) -> int:
@@ -121,7 +137,7 @@ class TrafficProblem:
             # which listing the suites must not); the rest is checked when a run prepares it
             from pathlib import Path
 
-            if not Path(self.network_path or self.network).is_file():
+            if not Path(self.network_file).is_file():
                 raise HopbenchError(f"network file {self.network!r} not found (a name is read from the suite's folder "
                                     f"or the folder above it); give a topology spec or an existing file")
             return

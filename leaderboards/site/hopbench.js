@@ -52,7 +52,9 @@
   }
 
   function selfTest() {
-    var out = { page: document.title, errors: window.__hopbenchErrors || [], tables: [], sort: null };
+    // width: whether the page fits the window (a wide table scrolls inside its own box instead)
+    var out = { page: document.title, errors: window.__hopbenchErrors || [], tables: [], sort: null,
+                width: { view: window.innerWidth, page: document.documentElement.scrollWidth } };
     var tables = document.querySelectorAll('table.sortable');
     Array.prototype.forEach.call(tables, function (t) { out.tables.push({ id: t.id, rows: rowKeys(t) }); });
     for (var k = 0; k < tables.length && out.sort === null; k++) {

@@ -65,6 +65,11 @@ at q = cap - 1, or q^2 - 1 at q = cap with one closed neighbourhood cut out; q a
 first graph is that graph extended by edge splitting (``swap_start``, :mod:`solvers.shortcut._polarity`),
 and the schedule polishes it from ``swap_t1`` instead of melting it: on (1024, 32) that gives 2.0005
 against 2.20 from a random start (best known 1.998).
+Above 1,024 vertices, where n has no symmetry of at most 64 representatives but n + v (v <= 8) has
+(Graph Golf's (4855, 15) and (1726, 30)), ``overbuild=auto`` anneals that symmetric graph on n + v
+vertices for 80 % of the run, deletes v vertices, pairs their orphaned neighbours, mends the pairs
+pushed past its diameter and polishes the result as it does the polarity start (ODP's ``-g`` / ``-v``;
+:mod:`solvers.shortcut._overbuild`).
 Up to 64 vertices, where the symmetry saves no BFS work, a symmetric run ends with a *polish leg*
 without it: the best symmetric graph, annealed on by unrestricted 2-opt swaps from :data:`POLISH_T0`
 down to ``swap_t1`` for the last :data:`POLISH_SHARE` of the run (small dense graphs take orbits of 8
@@ -105,7 +110,7 @@ from harness.problems.shortcut.problem import ShortcutProblem, Solution
 from solvers.contract import Param, Solver, register
 from solvers.contract.budget import Budget, Reporter
 from solvers.shortcut import _annealing_kernel as K
-from solvers.shortcut import _golf, _polarity
+from solvers.shortcut import _golf, _overbuild, _polarity
 from solvers.shortcut.feasible import FeasiblePairs
 
 #: evaluations per kernel call when the schedule follows an evaluation count (fixed, so runs are reproducible)
@@ -320,6 +325,12 @@ class Annealing(Solver):
                                       "symmetry and the degree cap is below 16 (then restarts=0 means 10 legs), "
                                       "else best",
                               choices=("auto", "best", "random"), tunable=False),
+        "overbuild": Param("auto", "swap mode: auto: above 1,024 vertices on an empty base, where n has no rotational "
+                                   "symmetry of at most 64 representatives but n + v (v <= 8) has, anneal that "
+                                   "symmetric graph on n + v vertices for 80 % of the run, delete v vertices, pair "
+                                   "their orphaned neighbours and polish the result without symmetry (ODP's -g/-v; "
+                                   "(4855, 15) and (1726, 30)); off: never",
+                           choices=("auto", "off"), tunable=False),
         "diameter_weight": Param(0.0, "swap mode, golf: extra energy per pair at the current diameter while it is "
                                       "above the Moore bound (0: the diameter only by the lexicographic rule)",
                                  low=0.0, high=4.0, minimum=0.0),
@@ -459,6 +470,15 @@ class Annealing(Solver):
         """Anneal a random near-regular graph with 2-opt swaps (:mod:`solvers.shortcut._golf`);
         None when no random fill of every port was found (the caller falls back on shortcut moves)."""
         start = _polarity_start(problem, cfg, rng, report)
+        start_kind = "random" if start is None else "polarity"
+        overbuilt: dict[str, Any] = {}
+        target = (_overbuild.plan(problem) if start is None and int(cfg["symmetry"]) == 0
+                  and cfg["overbuild"] == "auto" and report.remaining_time() >= _overbuild.MIN_SECONDS else None)
+        if target is not None:
+            edges, overbuilt = _overbuild.overbuilt_start(problem, target, self._symmetric_stage(target[1]), rng,
+                                                          budget, report)
+            if edges is not None:
+                start, start_kind = _golf.neighbour_table(problem, edges), "overbuild"
         g = 1 if start is not None else _golf.symmetry_for(problem, int(cfg["symmetry"]))
         kernel_rng = rng.integers(1, np.iinfo(np.uint64).max, size=4, dtype=np.uint64)
         weight = float(cfg["diameter_weight"])
@@ -510,6 +530,7 @@ class Annealing(Solver):
         if t0 <= 0.0 and start is not None:
             # a constructed start is polished, not melted: ODP's calibration (334 on (1024, 32)) would
             # randomise it at once, and a random 32-regular graph is 10 % worse than the polarity one
+            # (an over-built start has been annealed already)
             t0 = t1
         if t0 <= 0.0:
             left = min(CALIBRATION_MOVES, allowance())
@@ -587,7 +608,8 @@ class Annealing(Solver):
         stats = dict(zip(names, map(int, state.stats + carried)))
         if polish_from is not None:
             stats.update(polish_share=polish_share, polish_from=polish_from)
-        stats.update(mode="swaps", symmetry=g, start="random" if start is None else "polarity",
+        stats.update(overbuilt)
+        stats.update(mode="swaps", symmetry=g, start=start_kind,
                      start_temperature=round(t0, 6),
                      final_objective=_objective_of(objective, *state.current), lower_bound_reached=optimal(),
                      # legs begun (a short leg can be skipped over entirely)
@@ -597,6 +619,16 @@ class Annealing(Solver):
             _, slots, radj = _keep_better(state, kept)
             return Solution(problem, _golf.orbit_edges(state.n, state.g, slots, radj), extra=stats)
         return Solution(problem, state.best_shortcuts(), extra=stats)
+
+
+    def _symmetric_stage(self, g: int):
+        """The over-build's first stage (:mod:`solvers.shortcut._overbuild`): this solver's swap mode with
+        symmetry ``g`` and no over-build, as a function of (problem, seed, budget, reporter)."""
+        config = {**self.config, "symmetry": g, "overbuild": "off"}
+
+        def stage(problem: ShortcutProblem, seed: int, budget: Budget, report: Reporter) -> Solution:
+            return type(self)(**config).solve(problem, seed=seed, budget=budget, report=report)
+        return stage
 
 
 def _polishes(g: int, n: int) -> bool:

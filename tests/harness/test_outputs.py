@@ -234,3 +234,50 @@ def test_replace_file_leaves_no_temporary_file_whatever_stops_it(tmp_path, monke
     monkeypatch.setattr(os, "fdopen", real_fdopen)
     replace_file(target, b"new", "hint")
     assert target.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
+
+
+def test_an_output_is_ours_while_it_holds_what_hopbench_wrote_there(tmp_path, monkeypatch):
+    from harness import outputs
+
+    monkeypatch.setenv(outputs.DATA_DIR_ENV, str(tmp_path / "data"))
+    out = tmp_path / "x.json"
+    outputs.write_output_file(out, "first\n")
+    outputs.write_output_file(out, "second\n")  # its own bytes: rewritten without a word
+    assert out.read_text() == "second\n"
+    out.write_text("second\nmy edit\n")
+    with pytest.raises(HopbenchError, match="hopbench did not write it .or it changed since.; .* --force"):
+        outputs.write_output_file(out, "third\n")
+    assert out.read_text() == "second\nmy edit\n"
+    outputs.write_output_file(out, "third\n", force=True)
+    assert out.read_text() == "third\n"
+    # the same bytes at another path are not ours there, nor are they for another user's ledger
+    other = tmp_path / "y.json"
+    other.write_text("third\n")
+    with pytest.raises(HopbenchError, match="did not write it"):
+        outputs.write_output_file(other, "x")
+    monkeypatch.setenv(outputs.DATA_DIR_ENV, str(tmp_path / "someone-else"))
+    with pytest.raises(HopbenchError, match="did not write it"):
+        outputs.write_output_file(out, "fourth\n")
+    # an empty file holds nothing to lose (mktemp's); a link is replaced, never its target
+    empty = tmp_path / "empty.json"
+    empty.touch()
+    outputs.write_output_file(empty, "x")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (tmp_path / "link.json").symlink_to(victim)
+    outputs.write_output_file(tmp_path / "link.json", "x")
+    assert victim.read_text() == "precious"
+
+
+def test_the_output_ledger_keeps_its_newer_half_past_its_size(tmp_path, monkeypatch):
+    from harness import outputs
+
+    monkeypatch.setenv(outputs.DATA_DIR_ENV, str(tmp_path / "data"))
+    monkeypatch.setattr(outputs, "MAX_LEDGER_BYTES", 65 * 10)  # ten lines
+    paths = [tmp_path / f"f{i}.txt" for i in range(15)]
+    for p in paths:
+        outputs.write_output_file(p, p.name)
+    assert (tmp_path / "data" / outputs.LEDGER_FILE).stat().st_size <= 65 * 10
+    outputs.write_output_file(paths[-1], "again")  # the newest are still known
+    with pytest.raises(HopbenchError, match="did not write it"):
+        outputs.write_output_file(paths[0], "again")  # the oldest were dropped: --force needed

@@ -178,9 +178,14 @@ def test_suites_and_the_store_are_reachable():
         store.close()
 
 
-def test_the_readme_one_liner_runs():
+def test_the_readme_python_example_runs(capsys):
     readme = (ROOT / "README.md").read_text()
-    call = re.search(r"`(hopbench\.solve\(hopbench\.ShortcutProblem\(.*?\)[^`]*)`", readme).group(1)
-    solution = eval(call, {"hopbench": hopbench})  # noqa: S307 - our own README
+    step = readme[readme.index("**6. Work from Python**"):readme.index("**7. Add a solver**")]
+    code = re.search(r"```python\n(.*?)```", step, re.S).group(1)
+    scope: dict = {}
+    exec(compile(code, "README.md (step 6)", "exec"), scope)  # noqa: S102 - our own README
+    solution = scope["solution"]
     assert solution.solver == "edgecut-full" and len(solution.shortcuts) <= 16
     assert hopbench.verify(solution).valid
+    aspl, points, valid = capsys.readouterr().out.split()
+    assert float(aspl) == solution.metrics["aspl"] and int(points) == len(solution.trace) >= 1 and valid == "True"

@@ -1,4 +1,5 @@
-"""The README's "Adding a solver" example, taken from the README itself, works as a plug-in."""
+"""The README's "Add a solver" example, taken from the README itself, works as a plug-in (and is the very
+example docs/adding-a-solver.md explains)."""
 from __future__ import annotations
 
 import json
@@ -13,8 +14,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def readme_solver_code() -> str:
     text = (ROOT / "README.md").read_text()
-    section = text[text.index("### Adding a solver"):]
+    section = text[text.index("**7. Add a solver**"):]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+def test_the_readme_and_the_reference_show_the_same_solver():
+    doc = (ROOT / "docs" / "adding-a-solver.md").read_text()
+    assert re.search(r"```python\n(.*?)```", doc, re.S).group(1) == readme_solver_code()
 
 
 def test_the_readme_solver_example_runs_and_verifies(tmp_path):

@@ -54,6 +54,7 @@ class GridKind(ProblemKind):
     reference_metrics = ("diameter", "aspl")
     bound_labels = frozenset({LOWER_BOUND})
     size_label = "N (cells)"
+    lower_bound_meaning = "the 2019-07-29 grid bound on the diameter and ASPL through the objective"
 
     # ------------------------------------------------------------------ suites
 

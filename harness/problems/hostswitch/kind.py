@@ -53,6 +53,7 @@ class HostSwitchKind(ProblemKind):
     reference_metrics = ("h_diameter", "h_aspl", "switches")
     bound_labels = frozenset({LOWER_BOUND})
     size_label = "hosts"
+    lower_bound_meaning = "Yasudo et al.'s h-diameter / h-ASPL bounds for (hosts, radix) through the objective"
 
     # ------------------------------------------------------------------ suites
 

@@ -102,6 +102,7 @@ class RoutingKind(ProblemKind):
     metric_columns = (MetricColumn("max_load", "Max load"), MetricColumn("sigma4", "σ(4,R)"))
     reference_metrics = ("max_load", "min_load", "sigma4", "max_length")
     size_label = "routed nodes"
+    lower_bound_meaning = "ceil(γ_perfect) on the max channel load of a routing table"
 
     def check_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> None:
         # types and names here; the problem itself is built (and checks the rest) for the instance id

@@ -68,6 +68,8 @@ class ShortcutKind(ProblemKind):
     reference_metrics = ("diameter", "aspl")
     bound_labels = frozenset({LOWER_BOUND})
     size_label = "N (vertices)"
+    lower_bound_meaning = ("Moore/Cerf for (N, cap) through the objective (for channel-load: N x the Cerf bound over "
+                           "twice the most links the problem allows)")
     upper_bound_meaning = "what the base graph itself scores (added shortcuts never make any objective worse)"
     suite_tables = {"published": "published Equality networks, one table per row ([[published]], equality2022)"}
 

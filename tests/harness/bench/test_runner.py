@@ -1,7 +1,9 @@
-"""hopbench run: the matrix, failures and timeouts, resume after kill -9, Dask, PostgreSQL, bad input."""
+"""hopbench run: the matrix, its results the same on a busy machine, failures and timeouts, resume after kill -9,
+Dask, PostgreSQL, bad input."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -16,6 +18,7 @@ import solvers
 from harness.bench.store import Store
 from harness.bench.suites import load_suite
 from harness.problems.registry import verify_document
+from harness.testing.conformance import busy_cores
 from solvers.contract.limits import hard_limit
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -36,6 +39,40 @@ def rows(db: Path) -> list[dict]:
     con.row_factory = sqlite3.Row
     out = [dict(r) for r in con.execute("select * from runs order by id")]
     con.close()
+    return out
+
+
+#: fields of a solution document (or of a row's metrics) that are timings, not results
+TIMING = {"elapsed_s", "time_s", "elapsed", "started_at", "finished_at"}
+
+
+def _strip(value):
+    """A JSON value without its timing fields (at any depth)."""
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in TIMING}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return "nan"
+    return value
+
+
+def recorded_results(db: Path) -> dict[tuple, dict]:
+    """Every recorded cell, by (instance, solver, params, seed): its results without timings."""
+    store = Store.open(f"sqlite:///{db}", mode="read")
+    try:
+        recorded = store.records(suite="quick")
+    finally:
+        store.close()
+    out = {}
+    for row in recorded:
+        params = json.loads(row["params"]) if isinstance(row["params"], str) else row["params"]
+        key = (row["instance"], row["solver"], json.dumps(params, sort_keys=True), row["seed"])
+        assert key not in out, f"cell recorded twice: {key}"
+        solution, metrics = (json.loads(v) if isinstance(v, str) else v for v in (row["solution"], row["metrics"]))
+        out[key] = _strip({"status": row["status"], "error": row["error"], "objective": row["objective"],
+                           "diameter": row["diameter"], "aspl": row["aspl"], "metrics": metrics,
+                           "evaluations": row["evaluations"], "solution": solution})
     return out
 
 
@@ -66,6 +103,27 @@ def test_quick_suite_records_every_solver_and_seed(quick_local):
             assert verify_document(json.loads(x["solution"])).valid, (x["solver"], x["instance"])
             assert x["hopbench_version"] and x["numba_version"] and x["host"] and x["started_at"]
     assert "mean objective" in r.stdout  # the summary table
+
+
+def test_quick_suite_gives_the_same_results_on_a_busy_machine(quick_local, tmp_path):
+    # The quick suite is reproducible by construction: every cell ends on its evaluation budget or
+    # finishes on its own, never on the wall clock.  The fixture's run (2 jobs, other tests beside
+    # it) is compared with a run of 1 job while busy loops keep every core busy: every recorded
+    # cell must match (status, objective, diameter, ASPL, metrics, the solution minus its timings).
+    db, r = quick_local
+    assert r.returncode == 0, r.stderr
+    with busy_cores():
+        r = hopbench("run", "--suite", "quick", "--storage", f"sqlite:///{tmp_path / 'busy.db'}", "--jobs", "1",
+                     "--no-progress", timeout=900)
+    assert r.returncode == 0, r.stderr
+    a, b = recorded_results(db), recorded_results(tmp_path / "busy.db")
+    assert a and set(a) == set(b)
+    assert all(row["status"] in ("ok", "skipped") for row in a.values()), \
+        [(k, row["status"], row["error"]) for k, row in a.items() if row["status"] not in ("ok", "skipped")]
+    differ = [key for key in sorted(a) if a[key] != b[key]]
+    detail = {f"{k[1]} {k[0]} seed {k[3]}": {f: (a[k][f], b[k][f]) for f in a[k] if a[k][f] != b[k][f]}
+              for k in differ}
+    assert not differ, f"cells that differ between an idle and a busy run: {detail}"
 
 
 def test_traces_are_recorded(quick_local):

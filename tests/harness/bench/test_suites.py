@@ -253,10 +253,10 @@ def test_a_refused_value_is_a_one_line_error_and_exit_2(tmp_path, cli):
     assert err.count("\n") == 1 and err.startswith("error: s.toml: instance 'torus:4x4/cap6/b4/aspl': optimum = 2.85")
 
 
-def test_the_readme_example_suite_loads(tmp_path):
+def test_the_documented_example_suite_loads(tmp_path):
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "docs" / "suites.md").read_text()
     start = readme.index('name = "mine"')
     suite = load_suite(write(tmp_path, readme[start:readme.index("```", start)]))
     inst = suite.by_id["torus:4x4/cap6/b4/aspl"]

@@ -80,10 +80,20 @@ def test_a_loop_count_without_a_time_limit(cli, solver, param):
     ["solve", "--base", "ring:8", "--cap", "3", "--budget", "1", "--solver", "random", "--time-limit", "2147483648"],
     ["run", "--suite", "quick", "--solver", "random", "--time-limit", "1e10"],
     ["route", "--torus", "3x3", "--solver", "dor", "--time-limit", "3e9"],
+    ["tune", "random", "--suite", "quick", "--trials", "1", "--time-limit", "1e10"],
 ])
 def test_time_limits_past_signal_alarm_are_one_error(cli, tmp_path, command):
-    code, _, err = cli(*command, *(["--storage", f"sqlite:///{tmp_path / 'r.db'}"] if command[0] == "run" else []))
+    store = ["--storage", f"sqlite:///{tmp_path / 'r.db'}"] if command[0] in ("run", "tune") else []
+    code, _, err = cli(*command, *store)
     assert "signal.alarm" in one_line(code, err)
+
+
+def test_a_run_of_too_many_cells_is_refused_before_any_runs(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOPBENCH_MAX_CELLS", "10")
+    db = tmp_path / "r.db"
+    code, _, err = cli("run", "--suite", "quick", "--solver", "random", "--seeds", "3", "--storage", f"sqlite:///{db}")
+    assert "HOPBENCH_MAX_CELLS" in one_line(code, err)
+    assert not db.exists() or db.stat().st_size < 200_000
 
 
 def test_a_suite_time_limit_past_signal_alarm(cli, tmp_path):

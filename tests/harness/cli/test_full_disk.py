@@ -51,7 +51,10 @@ def test_a_parquet_export_on_a_full_disk_is_one_line_and_keeps_the_earlier_file(
     assert cli("results", "--storage", small_store, "--format", "parquet", "-o", out)[0] == 0
     before = out.read_bytes()
     real = os.fdopen
-    monkeypatch.setattr("harness.outputs.os.fdopen", lambda fd, *a, **k: _HalfWriter(real(fd, *a, **k)))
+    # files opened for writing stop half-way (the output ledger is still read as usual)
+    monkeypatch.setattr("harness.outputs.os.fdopen",
+                        lambda fd, mode="r", *a, **k: _HalfWriter(real(fd, mode, *a, **k)) if "w" in mode
+                        else real(fd, mode, *a, **k))
     code, stdout, err = cli("results", "--storage", small_store, "--format", "parquet", "-o", out)
     assert code == 2 and stdout == ""
     assert err.strip() == (f"error: cannot write {out} (No space left on device); check the output path, its "

@@ -54,6 +54,52 @@ def test_an_output_symlink_is_replaced_never_written_through(tmp_path, store, co
     assert victim.read_text() == "precious" and not link.is_symlink() and link.stat().st_size > 0
 
 
+def _commands(store: Path) -> dict[str, list[str]]:
+    """Every command that writes one ``-o`` file, with arguments that make it quick."""
+    return {
+        "solve": ["solve", "--base", "ring:8", "--cap", "3", "--budget", "1", "--solver", "random"],
+        "route": ["route", "--torus", "3x3", "--solver", "dor"],
+        "export": ["export", "--topology", "ring:8", "--format", "golf"],
+        "simulate": ["simulate", "--topology", "ring:4", "--traffic", "uniform", "--routing", "updown",
+                     "--loads", "0.1:0.1:0.1", "--param", "warmup_periods=1", "--param", "sample_period=100",
+                     "--param", "max_samples=2"],
+        "results": ["results", "--storage", f"sqlite:///{store}", "--format", "csv"],
+    }
+
+
+@pytest.mark.parametrize("name", ["solve", "route", "export", "simulate", "results"])
+def test_an_output_file_hopbench_did_not_write_is_kept_unless_forced(tmp_path, store, cli, name):
+    args = _commands(store)[name]
+    theirs = tmp_path / "theirs.out"
+    theirs.write_text("my own notes")
+    code, _, err = cli(*args, "-o", theirs)
+    assert code == 2 and err.count("\n") == 1 and "hopbench did not write it" in err and "--force" in err, err
+    assert theirs.read_text() == "my own notes"
+    # its own output is rewritten without a word; once edited, it is the user's again
+    ours = tmp_path / "ours.out"
+    for _ in range(2):
+        code, _, err = cli(*args, "-o", ours)
+        assert code == 0, err
+    ours.write_text(ours.read_text() + "edited\n")
+    assert cli(*args, "-o", ours)[0] == 2 and ours.read_text().endswith("edited\n")
+    code, _, err = cli(*args, "-o", theirs, "--force")
+    assert code == 0, err
+    assert theirs.read_text() != "my own notes"
+
+
+def test_a_simulation_plot_is_never_written_through_a_link_nor_over_a_file_not_ours(tmp_path, cli):
+    victim = tmp_path / "victim.png"
+    victim.write_text("precious")
+    link = tmp_path / "plot.png"
+    link.symlink_to(victim)
+    args = _commands(Path("unused"))["simulate"]
+    code, _, err = cli(*args, "--plot", link)
+    assert code == 0, err
+    assert victim.read_text() == "precious" and not link.is_symlink() and link.read_bytes()[:4] == b"\x89PNG"
+    code, _, err = cli(*args, "--plot", victim)
+    assert code == 2 and "hopbench did not write it" in err and victim.read_text() == "precious"
+
+
 @pytest.mark.parametrize("target, words", [("/dev/full", "No space left"), ("missing/x.json", "does not exist"),
                                            ("a" * 300, "File name too long")])
 def test_output_errors_are_one_line_and_leave_no_file(tmp_path, target, words):

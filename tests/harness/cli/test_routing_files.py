@@ -110,7 +110,7 @@ def test_a_failed_write_leaves_nothing_behind(cli, tmp_path, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: FullFile(real_fdopen(fd, *a, **k)))
-    code, _, err = cli("route", "--torus", "4x4", "--solver", "dor", "-o", out)
+    code, _, err = cli("route", "--torus", "4x4", "--solver", "dor", "-o", out, "--force")  # (not ours)
     assert code == 2 and "No space left" in err
     assert out.read_text() == "old\n"  # the old file, whole
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]  # no temporary file

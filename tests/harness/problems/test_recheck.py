@@ -80,6 +80,17 @@ def test_a_shortcut_result_for_another_problem_is_refused(other, field):
     assert not verdict.valid and f"its {field} is" in verdict.reason
 
 
+@pytest.mark.parametrize("changed, field", [({"cap": 5}, "degree_cap"), ({"family": "equality"}, "family"),
+                                            ({"objective": "diameter"}, "objective")])
+def test_a_shortcut_result_with_another_cap_family_or_objective_is_refused(changed, field):
+    def problem(cap=4, family=None, objective="aspl"):
+        return ShortcutProblem(parse_spec("ring:8"), cap, 8, objective, family, base_spec="ring:8")
+
+    doc = Solution(problem(**changed), [[0, 2]]).to_dict()
+    verdict = get_kind("shortcut").check_result(problem(), doc)
+    assert not verdict.valid and f"its {field} is" in verdict.reason, verdict.reason
+
+
 def test_a_file_base_must_be_the_problem_graph_not_only_its_name(tmp_path):
     edges = tmp_path / "g.edges"
     edges.write_text("".join(f"{i} {(i + 1) % 8}\n" for i in range(8)))

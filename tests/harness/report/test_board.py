@@ -2,6 +2,7 @@
 database, gap columns from first principles, failures, references, budgets and tuning trials."""
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 
@@ -150,3 +151,13 @@ def test_a_run_better_than_the_stated_optimum_is_called_out(tiny):
     assert optimum_contradictions(rows, board.facts) == []
     board.contradictions = ["instance x: a line"]
     assert "**Warning:** instance x: a line." in render_markdown(board)
+
+
+def test_a_rows_decline_reasons_are_kept_whole_each_once_in_seed_order():
+    from harness.report.board import _declined_reasons
+
+    long = "the model would have about 3,688,352 Boolean terms " * 10
+    cells = pd.DataFrame({"seed": [3, 1, 2, 4], "status": ["skipped", "skipped", "skipped", "ok"],
+                          "error": ["second", long, long, None]})
+    assert json.loads(_declined_reasons(cells)) == [long, "second"]
+    assert _declined_reasons(cells[cells["status"] == "ok"]) is None

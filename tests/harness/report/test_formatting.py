@@ -97,3 +97,38 @@ def test_params_show_the_budget():
     assert params_with_budget({"params": "default @10s", "budget": "10s"}) == "default @10s"  # said already
     assert params_with_budget({"params": "default", "budget": float("nan")}) == "default"  # an older board.csv
     assert params_with_budget({"params": "default"}) == "default"
+
+
+def test_a_board_legend_explains_only_the_columns_it_shows():
+    from harness.problems.registry import get_kind
+    from harness.report.formatting import column_legend
+
+    traffic = get_kind("traffic")  # a maximised objective: no lower bound, so no Gap LB column
+    heads = ["Instance", "N", "Solver", "Params", "Runs", "Mean", "± 95% CI", "Best",
+             *[c.header for c in traffic.metric_columns], "Median time (s)", "Rank"]
+    legend = column_legend(heads, traffic.metric_columns)
+    for absent in ("Gap LB", "Moore", "γ_perfect", "Gap opt.", "Gap pub.", "Failed", "†"):
+        assert absent not in legend, absent
+    assert legend.count("*Mean ± 95% CI*") == 1  # the site's two columns share one sentence
+    assert "Zero-load latency:" in legend and "LP bound:" in legend and "*Rank*" in legend
+    # a metric column a table dropped (blank everywhere) is not explained either
+    legend = column_legend([h for h in heads if h != "Gap to LP"], traffic.metric_columns)
+    assert "Gap to LP:" not in legend and "LP bound:" in legend
+    # Gap LB names the bound of each kind whose rows have one; † rows only when shown
+    both = column_legend(["Gap LB"], bounds=[get_kind("shortcut").lower_bound_meaning,
+                                              get_kind("routing").lower_bound_meaning], published=True)
+    assert "Moore/Cerf" in both and "; or ceil(γ_perfect)" in both and "Rows marked †" in both
+
+
+def test_decline_reasons_are_read_back_whole():
+    from harness.report.formatting import declined_note, declined_reasons
+
+    long = "x" * 500 + " the end"
+    rec = {"solver": "milp", "params": "default", "budget": "60s", "instance": "ring:64/cap10/b16/aspl",
+           "declined_reasons": f'["{long}", "another reason"]'}
+    assert declined_reasons(rec) == [long, "another reason"]
+    assert declined_note(rec) == f"milp (default @60s) on ring:64/cap10/b16/aspl: {long} / another reason"
+    for blank in (None, math.nan, ""):
+        assert declined_reasons({"declined_reasons": blank}) == [] and declined_note({"declined_reasons": blank}) == ""
+    assert declined_reasons({}) == []  # a board.csv written before the column
+    assert declined_reasons({"declined_reasons": "not JSON"}) == ["not JSON"]

@@ -38,8 +38,45 @@ def test_a_row_whose_cells_were_all_declined_is_shown(tiny, tmp_path):
     md = render_markdown(board)
     row = next(ln for ln in md.splitlines() if "| equality-ga |" in ln)
     cells = [c.strip() for c in row.strip("|").split(" | ")]
-    assert cells[3:5] == ["0", "2 declined"]  # Runs, Failed
+    assert cells[3:5] == ["0", "2 declined (d1)"]  # Runs, Failed, and the note that says why
     assert "No runs to show" not in md
+
+
+def test_the_reason_a_solver_declined_is_a_note_under_its_table(tiny, tmp_path):
+    from harness.report.markdown import _md, render_markdown
+
+    board = board_with_declined_cells(tiny, tmp_path)
+    reasons = board.runs.loc[board.runs["solver"] == "equality-ga", "error"]
+    assert reasons.nunique() == 1 and len(reasons.iloc[0]) > 20  # the solver's own words, the same for both seeds
+    reason = reasons.iloc[0]
+    md = render_markdown(board)
+    lines = md.splitlines()
+    note = next(ln for ln in lines if ln.startswith("- *d1* "))
+    # whole, once (not once per seed), naming the row it belongs to
+    assert note == f"- *d1* equality-ga (default @5s/200ev) on ring:16/cap4/b4/aspl: {_md(reason)}"
+    assert sum(ln.startswith("- *d") for ln in lines) == 1
+    # under the table of its group, after its last row
+    table_end = max(i for i, ln in enumerate(lines) if "| equality-ga |" in ln)
+    assert lines.index(note) > table_end
+
+
+def test_the_legend_describes_the_columns_the_tables_show(tiny, board_csv):
+    """Each sentence of the legend names a column some table of this board has, and every column with a
+    meaning to explain is explained (the traffic board once described a Gap LB column it did not have)."""
+    import re
+
+    from harness.report.formatting import COLUMN_SENTENCES
+
+    md = (tiny["out"] / "tiny" / "board.md").read_text()
+    legend = next(ln for ln in md.splitlines() if ln.startswith("**Columns.**"))
+    heads = {c.strip() for ln in md.splitlines() if ln.startswith("| Instance |")
+             for c in ln.strip("|").split(" | ")}
+    # the shared columns' sentences (a kind's metric columns bring their own legend, one text for a family)
+    explained = set(re.findall(r"\*([^*]+)\*:", legend)) & set(COLUMN_SENTENCES)
+    assert explained <= heads, explained - heads
+    assert {h for h in heads if h in COLUMN_SENTENCES and h != "Params"} <= explained
+    # the tiny board has shortcut and routing rows: the lower bound of each is described
+    assert "Moore/Cerf" in legend and "γ_perfect" in legend
 
 
 def board_with_declined_cells(tiny, tmp_path):

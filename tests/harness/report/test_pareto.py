@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -93,3 +94,18 @@ def test_the_command_writes_its_outputs_and_never_over_the_store(tmp_path, capsy
     assert main(["pareto", "--suite", SUITE, "--storage", f"sqlite:///{store2}", "-o", str(store2.parent)]) == 2
     assert "which this command reads" in capsys.readouterr().err
     assert math.isfinite(Store.open(f"sqlite:///{store2}", mode="read").dataframe(suite=SUITE)["objective"][0])
+
+
+def test_user_text_is_drawn_literally_and_neutralised_in_the_markdown(tmp_path):
+    # a base or solver name may hold '$' (mathtext would stop the figure with a parse error) or a markdown link
+    db = tmp_path / "p.db"
+    store = Store.open(f"sqlite:///{db}")
+    record(store, "ring:16", 4, 2, "a", 1, [(0, 8), (4, 12)])
+    df = pareto_points(store, SUITE)
+    df["family"] = r"ring$\frac{$ [x](http://example.org)"
+    df["solver"] = "s$x$ ![i](http://example.org/i.png)"
+    written = write_pareto(df, "suite [y](http://example.org)", tmp_path / "o")
+    assert len([k for k in written if k.startswith("plot")]) == 1
+    assert written["plot " + df["family"][0]].read_bytes()[:4] == b"\x89PNG"
+    md = written["markdown"].read_text()
+    assert not re.search(r"(?<!\\)\]\(http", md) and r"\[x\]" in md  # every bracket escaped: no link, no image

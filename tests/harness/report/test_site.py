@@ -9,6 +9,7 @@ skipped, unless ``HOPBENCH_REQUIRE_CHROMIUM`` is set (CI), where it fails.
 """
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -115,8 +116,14 @@ def test_a_row_whose_cells_were_all_declined_is_shown(tiny, tmp_path):
     assert {k for rows in parsed.rows.values() for k in rows} == expected_rows(tmp_path / "lb" / "tiny")
     row = re.search(r'<tr class="ours" data-row="ring:16/cap4/b4/aspl\|equality-ga\|[^"]*">(.*?)</tr>', page).group(1)
     cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
-    assert cells[4:6] == ["0", "2 declined"]  # Runs, Failed
+    assert cells[4:6] == ["0", '2 declined <a href="#d1">(d1)</a>']  # Runs, Failed, and the note that says why
     assert "No runs to show" not in page
+    # the reason whole: the Failed cell's tooltip and the note the link goes to
+    reason = board.runs.loc[board.runs["solver"] == "equality-ga", "error"].iloc[0]
+    why = html.escape(f"equality-ga (default @5s/200ev) on ring:16/cap4/b4/aspl: {reason}", quote=True)
+    assert re.search(r'<tr class="ours" data-row="ring:16/cap4/b4/aspl\|equality-ga\|[^"]*">.*?<td [^>]*title="'
+                     + re.escape(why) + '"', page)
+    assert f'<li id="d1"><b>d1</b> {why}</li>' in page
 
 
 def test_index_lists_every_board(tiny, tmp_path):

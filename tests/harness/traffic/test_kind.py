@@ -179,6 +179,22 @@ def test_a_network_file_is_named_relative_to_its_suite_and_its_id_keeps_the_name
         load_suite(path)
 
 
+def test_a_shipped_suites_network_is_found_from_any_folder(tmp_path, monkeypatch):
+    """A result of angara2021-traffic names its routing table as the suite wrote it (relative to the project
+    root); verify, run from another folder or from a wheel install, still finds the shipped file."""
+    from harness import _paths
+    from harness.traffic.problem import TrafficProblem
+
+    name = next(i.fields["network"] for i in load_suite("angara2021-traffic").instances)
+    monkeypatch.chdir(tmp_path)  # no leaderboards/ here
+    assert TrafficProblem(network=name).network_file == str(_paths.REPO_ROOT / name)
+    # a file of that name in the current folder comes first, and nothing outside the data folders is looked up
+    (tmp_path / name).parent.mkdir(parents=True)
+    (tmp_path / name).write_text("{}")
+    assert TrafficProblem(network=name).network_file == name
+    assert _paths.shipped_file("../" + name) is None and _paths.shipped_file("/etc/hostname") is None
+
+
 def test_the_coordinator_simulates_again_what_a_solver_hopbench_does_not_ship_reports(recorded):
     # points forged consistently (metrics edited to match): the replay alone cannot tell
     forged = _tampered(recorded, lambda d: d["curve"][0].update(latency_mean=1.0)

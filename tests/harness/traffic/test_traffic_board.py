@@ -116,6 +116,10 @@ def test_the_written_board_has_no_anytime_plot_for_a_measurement(board, tmp_path
     write_board(b, store, tmp_path)
     text = (tmp_path / "traffic-tiny" / "board.md").read_text()
     assert "Zero-load latency" in text and "LP bound" in text
+    # the legend explains this board's columns: a throughput has no lower bound, so no Gap LB sentence
+    legend = next(line for line in text.splitlines() if line.startswith("**Columns.**"))
+    assert "Gap LB" not in legend and "Moore" not in legend and "Gap to LP:" in legend
+    assert "| Gap LB |" not in text
     plots = tmp_path / "traffic-tiny" / "plots"
     assert not (plots / "anytime.png").exists()
     # the latency-accepted curves instead, from each instance's best run

@@ -192,6 +192,11 @@ def test_symmetry_option():
     assert _golf.auto_symmetry(32, 5) == 4 and _golf.auto_symmetry(16, 4) == 2
     assert _golf.auto_symmetry(36, 3) == 1 and _golf.auto_symmetry(16, 3) == 1
     assert _golf.auto_symmetry(18, 5) == 1  # no orbit of 8 or more with an even number of ports
+    # above 1,024 vertices, sparse graphs (degree <= 12) take at least 8 representatives
+    assert _golf.auto_symmetry(9344, 10) == 1168 and _golf.auto_symmetry(10000, 11) == 1250
+    assert _golf.auto_symmetry(1800, 7) == 225 and _golf.auto_symmetry(10000, 7) == 1250
+    assert _golf.auto_symmetry(1024, 8) == 256 and _golf.auto_symmetry(10000, 20) == 2500
+    assert _golf.auto_symmetry(4856, 15) == 1214
     with pytest.raises(HopbenchError, match="divisible"):
         run(p, symmetry=3)
     with pytest.raises(HopbenchError, match="invariant"):

@@ -1,0 +1,87 @@
+"""Packaging steps pyproject.toml cannot say: the suites travel inside the package.
+
+The suite files live in ``instances/`` at the top of the checkout, and a suite may name data files
+relative to the checkout (``angara2021-traffic`` simulates the routing tables published in
+``leaderboards/angara2021/solutions/``).  A wheel holds import packages only, so the build copies the
+suites, and every file they name, into the package as ``harness/_data/instances/*.toml`` and
+``harness/_data/<the same relative path>``: the suites' relative names then read the same from the
+installed copy (a suite's names are looked up beside it and in the folder above it).
+``harness/_paths.py`` uses that copy when it exists (an installed wheel) and the checkout's
+``instances/`` otherwise (a checkout, an editable install).  Everything else is in pyproject.toml.
+"""
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.command.egg_info import egg_info
+
+ROOT = Path(__file__).resolve().parent
+SUITES = "instances"
+#: where the copy goes inside the package (harness/_paths.py reads it from there)
+PACKAGED = Path("harness") / "_data"
+
+
+def _strings(value):
+    """Every string inside a TOML value (tables and lists walked)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def shipped_files(root: Path = ROOT) -> list[str]:
+    """The suite files and every checkout file they name, as paths relative to ``root``.
+
+    A string in a suite names a file when it is a relative path to a regular file inside the checkout,
+    looked up as the suite loader does (beside the suite, then in the folder above); nothing outside
+    the checkout is ever copied.
+    """
+    suites = sorted((root / SUITES).glob("*.toml"))
+    found = {p.relative_to(root).as_posix() for p in suites}
+    for suite in suites:
+        for text in _strings(tomllib.loads(suite.read_text(encoding="utf-8"))):
+            if not text or "\n" in text or len(text) > 500 or Path(text).is_absolute():
+                continue
+            for folder in (suite.parent, suite.parent.parent):
+                try:
+                    candidate = (folder / text).resolve()
+                    named = candidate.is_file() and candidate.is_relative_to(root)
+                except (OSError, ValueError):  # descriptions and other text that no file system takes as a name
+                    named = False
+                if named:
+                    found.add(candidate.relative_to(root).as_posix())
+                    break
+    return sorted(found)
+
+
+class BuildWithSuites(build_py):
+    """build_py, plus the suites and their data copied under ``harness/_data/``."""
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return  # an editable install reads the checkout's instances/ itself
+        for name in shipped_files():
+            target = Path(self.build_lib) / PACKAGED / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ROOT / name, target)
+
+
+class EggInfoWithSuites(egg_info):
+    """egg_info, whose file list (what an sdist holds) also has the suites and their data, so that a wheel
+    built from the sdist (``python -m build``) has them too."""
+
+    def find_sources(self) -> None:
+        super().find_sources()
+        self.filelist.extend(shipped_files())
+
+
+setup(cmdclass={"build_py": BuildWithSuites, "egg_info": EggInfoWithSuites})

@@ -1,0 +1,127 @@
+"""A wheel (``pip install .``, not editable) carries the suites and the files they name.
+
+The suites live in the checkout's ``instances/``, outside the import packages; ``setup.py`` copies
+them, and every file a suite names, into ``harness/_data/`` of the wheel.  The test builds a wheel
+from a copy of the sources, unpacks it (what an install does with its files) and runs hopbench from
+it in a folder outside the checkout, so nothing can be read from the checkout by accident.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: what a wheel is built from (the rest of the checkout is not packaged)
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "harness", "solvers", "hopbench", "instances", "leaderboards")
+
+
+def _can_build_without_isolation() -> bool:
+    """setuptools builds a wheel in this environment (no download) with the ``wheel`` package or, from 70.1,
+    on its own; otherwise pip builds in an isolated environment that it fills from the package index."""
+    if importlib.util.find_spec("wheel") is not None:
+        return True
+    import setuptools
+
+    return tuple(int(p) for p in setuptools.__version__.split(".")[:2]) >= (70, 1)
+
+
+def _named_files() -> set[str]:
+    """The files the checkout's suites name, as the traffic kind reads them (an independent reading of the
+    suites: the ``network`` of every instance that is a file, beside the suite or in the checkout's root)."""
+    named = set()
+    for suite in (ROOT / "instances").glob("*.toml"):
+        doc = tomllib.loads(suite.read_text(encoding="utf-8"))
+        tables = [doc.get("defaults", {}), *doc.get("instances", [])]
+        for table in tables:
+            network = table.get("network")
+            if isinstance(network, str):
+                for folder in (ROOT / "instances", ROOT):
+                    if (folder / network).is_file():
+                        named.add((folder / network).resolve().relative_to(ROOT).as_posix())
+                        break
+    return named
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """A wheel built from a copy of the sources (an in-tree build would leave build/ in the checkout)."""
+    source = tmp_path_factory.mktemp("source")
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "site", "plots"))
+        else:
+            shutil.copy2(ROOT / name, source / name)
+    out = tmp_path_factory.mktemp("wheel")
+    no_isolation = ["--no-build-isolation"] if _can_build_without_isolation() else []
+    pip = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *no_isolation,
+                          "-w", str(out), str(source)], capture_output=True, text=True, timeout=600)
+    assert pip.returncode == 0, pip.stdout + pip.stderr
+    (built,) = out.glob("hopbench-*.whl")
+    return built
+
+
+def test_the_wheel_holds_every_suite_and_the_files_they_name(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    data = {n.removeprefix("harness/_data/") for n in names if n.startswith("harness/_data/")}
+    suites = {f"instances/{p.name}" for p in (ROOT / "instances").glob("*.toml")}
+    assert suites <= data
+    named = _named_files()
+    assert named, "a suite names a data file (angara2021-traffic's routing tables); the check would be empty"
+    assert named <= data
+    # only what the suites name: the published boards themselves are not packaged
+    assert data == suites | named
+    assert not any(n.startswith(("instances/", "leaderboards/")) for n in names)
+
+
+def test_an_installed_wheel_finds_and_loads_every_suite(wheel, tmp_path):
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "HOPBENCH_INSTANCES"}
+    env["PYTHONPATH"] = str(site)
+    script = (
+        "import json, harness\n"
+        "from harness.bench.suites import list_suites, load_suite\n"
+        "suites = {name: load_suite(name) for name in list_suites()}\n"
+        "from harness.traffic.problem import TrafficProblem\n"
+        "traffic = suites['angara2021-traffic'].instances\n"
+        "networks = sorted({i.fields['network_path'] for i in traffic})\n"
+        "# a result document keeps the suite's name of its network: verify finds it in the installed data\n"
+        "named = TrafficProblem(network=traffic[0].fields['network']).network_file\n"
+        "print(json.dumps({'harness': harness.__file__, 'suites': sorted(suites), 'networks': networks,\n"
+        "                  'named': named, 'counts': {n: len(s.instances) for n, s in suites.items()}}))\n")
+    run = subprocess.run([sys.executable, "-c", script], cwd=elsewhere, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert Path(got["harness"]).resolve().is_relative_to(site.resolve())  # the installed copy, not the checkout
+    assert got["suites"] == sorted(p.stem for p in (ROOT / "instances").glob("*.toml"))
+    assert got["counts"]["quick"] == 7
+    assert got["networks"] and all(Path(p).resolve().is_relative_to(site.resolve()) and Path(p).is_file()
+                                   for p in got["networks"])
+    assert Path(got["named"]).resolve().is_relative_to(site.resolve()) and Path(got["named"]).is_file()
+    # and the command a new user types first after an install
+    listed = subprocess.run([sys.executable, "-m", "harness.cli", "instances", "quick"], cwd=elsewhere, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert listed.returncode == 0, listed.stderr
+    assert "ring:16/cap4/b4/aspl" in listed.stdout
+
+
+def test_a_checkout_reads_its_own_instances_folder():
+    """No copy exists in a checkout (the build writes it only into the wheel), so a checkout and an editable
+    install read instances/ itself, where suite edits take effect at once."""
+    from harness import _paths
+
+    assert not _paths.PACKAGED_DATA_DIR.exists()
+    assert _paths.INSTANCES_DIR == ROOT / "instances"
