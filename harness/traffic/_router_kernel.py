@@ -14,7 +14,10 @@ Per cycle, in this order: flits and credits that reach the end of their channel 
 head flits are routed; input VCs that wait for an output VC are allocated one (in a rotating
 order, best free candidate first, escape candidates only when no other is free); each switch's
 separable round-robin switch allocator moves at most one flit per input and per output port;
-hosts inject a flit; new packets are generated (Bernoulli).
+hosts inject a flit; new packets are generated (Bernoulli).  When a head is routed, a key marked
+``cand_random == 1`` picks one candidate at random (BookSim's tie-breaks) and one marked 2 makes the
+UGAL choice (:func:`_ugal_choice`: queued flits x path hops, from the output credits of that cycle);
+every other key leaves the choice to VC allocation.
 
 Timing of a head flit that reaches an input buffer in cycle ``a``: VC allocation from cycle
 ``a + routing_delay``; switch allocation from ``vc_grant + vc_alloc_delay``; a flit that wins the
@@ -91,6 +94,44 @@ def _gap(rng, p):
     return np.int64(np.floor(np.log1p(-u) / np.log1p(-p)))
 
 
+@njit(cache=True, inline="always")
+def _minimal_end(lo, hi, cand_hops):
+    """End of a UGAL key's minimal candidates: they come first and share the shortest length."""
+    e = lo + 1
+    while e < hi and cand_hops[e] == cand_hops[lo]:
+        e += 1
+    return e
+
+
+@njit(cache=True)
+def _ugal_choice(r, lo, hi, csr_indptr, cand_port, cand_hops, ocredit, V, B):
+    """UGAL at the source: each candidate path weighs (flits queued on its output port, every VC, in
+    flight or in the downstream buffer: B minus the credits) x (its length in hops).  Returns the
+    sub-shortest candidate whose weight is strictly below the best minimal one's (the lightest, the
+    first on ties), or -1: stay minimal (adaptively among the minimal next hops)."""
+    m_end = _minimal_end(lo, hi, cand_hops)
+    best_w = -1
+    for c in range(lo, m_end):
+        o = csr_indptr[r] + cand_port[c]
+        used = V * B
+        for q in range(V):
+            used -= ocredit[o * V + q]
+        w = used * cand_hops[c]
+        if best_w < 0 or w < best_w:
+            best_w = w
+    chosen = -1
+    for c in range(m_end, hi):
+        o = csr_indptr[r] + cand_port[c]
+        used = V * B
+        for q in range(V):
+            used -= ocredit[o * V + q]
+        w = used * cand_hops[c]
+        if w < best_w:
+            best_w = w
+            chosen = c
+    return chosen
+
+
 @njit(cache=True)
 def _destination(h, H, pattern_kind, dest, cdf, rng):
     if pattern_kind == 0:
@@ -116,6 +157,7 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                in_ptr, in_units, out_ptr, out_units,
                # routing
                S, init_state, cand_ptr, cand_port, cand_vc_lo, cand_vc_hi, cand_state, cand_escape, cand_random,
+               cand_hops,
                # traffic
                pattern_kind, dest, cdf,
                # input VCs
@@ -255,8 +297,10 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                             key = (r * n + tsw) * S + pk_state[pid]
                             lo = cand_ptr[key]
                             hi = cand_ptr[key + 1]
-                            if cand_random[key] != 0 and hi - lo > 1:
+                            if cand_random[key] == 1 and hi - lo > 1:
                                 vchosen[iv] = lo + _below(rng, hi - lo)
+                            elif cand_random[key] == 2:
+                                vchosen[iv] = _ugal_choice(r, lo, hi, csr_indptr, cand_port, cand_hops, ocredit, V, B)
                         vstate[iv] = VC_ALLOC
                     best_o = -1
                     best_vc = -1
@@ -275,6 +319,8 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                         if vchosen[iv] >= 0:
                             lo = vchosen[iv]
                             hi = lo + 1
+                        elif cand_random[key] == 2:
+                            hi = _minimal_end(lo, hi, cand_hops)  # UGAL stayed minimal: its minimal hops only
                         best_credit = -1
                         for pass_escape in range(2):
                             for c in range(lo, hi):

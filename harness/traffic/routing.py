@@ -17,8 +17,10 @@ dateline VCs, table-driven, minimal deterministic) compiles to one :class:`SimRo
 * ``cand_escape[i]`` marks an escape candidate: the router takes one only when no non-escape
   candidate can be granted a VC (Duato); a packet on an escape VC only ever gets escape candidates;
 * ``cand_random[key]`` (optional, per key) says the candidates are alternatives of which the
-  packet picks one uniformly at random when it is routed (BookSim's tie-breaks, e.g. the half-way
-  direction of an even torus ring), rather than adaptively by free buffer space;
+  packet picks one uniformly at random when it is routed (1: BookSim's tie-breaks, e.g. the half-way
+  direction of an even torus ring), rather than adaptively by free buffer space (0); 2 is a UGAL
+  choice made once, when the packet is routed: the least (output queue x path length) of the
+  candidates, whose path lengths ``cand_hops`` holds, minimal ones first;
 * at ``r == t`` the packet is ejected; no table entry is read.
 
 State encodings (``meta["states"]`` names them):
@@ -38,6 +40,11 @@ State encodings (``meta["states"]`` names them):
 * ``hop-vc`` (the Equality paper's ``amin``, Sect. 3.5.1 and 3.6.2): state ``s`` = hops taken so far;
   every minimal next hop, on VC ``s`` only (``num_vcs`` >= the diameter), so VCs only ever increase
   along a route and no dependency cycle can form;
+* ``ugal`` (the Equality paper's ``ugal``, Sect. 3.4-3.5, 3.6.2): state ``s`` = hops taken so far, on VC
+  ``s`` (clamped to ``V - 1``); at the source (state 0) the key lists the minimal next hops, then the
+  *sub-shortest* first hops (neighbours off every shortest path whose distance to the destination is the
+  least among them); ``cand_random[key] == 2`` marks such a key and ``cand_hops`` holds each candidate's
+  path length, which the router weighs against the output queue (see :func:`ugal`);
 * ``table`` (an Angara table, one route per source and destination): at switch r toward t, state
   0 is r's own route to t and states 1.. the other distinct remainders of routes passing r (with
   the dateline class they carry); one candidate per state; VCs ``0..ceil(V/2)-1`` for hops before a
@@ -79,9 +86,11 @@ class SimRouting:
     deadlock_free: bool          #: what the channel-dependency check found (see ``deadlock``)
     escape_vcs: tuple[int, ...] = ()   #: the VCs of the escape sub-network, for adaptive routings
     meta: dict = field(default_factory=dict)  #: e.g. the up*/down* root, the dimension order
+    #: int32 per candidate: hops to the destination through it (``ugal`` only; None elsewhere)
+    cand_hops: np.ndarray | None = None
 
 
-ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "table", "minimal")
+ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "table", "minimal")
 MAX_VCS = 64
 #: tables hold n*n*num_states keys: refuse larger networks before allocating
 MAX_SWITCHES = 4096
@@ -367,6 +376,70 @@ def _hop_vc_tables(fill, indptr, indices, n, S, DT, ptr, port, vlo, vhi, st, esc
                     ptr[key + 1] = cnt
 
 
+@njit(cache=True, parallel=True)
+def _sub_shortest(indptr, indices, n, DT, M):
+    """``M[r, t]``: the least distance to ``t`` among the neighbours of ``r`` that are on no shortest
+    path from ``r`` (distance to ``t`` >= ``r``'s own), -1 when every neighbour is on one.  These
+    neighbours start the Equality paper's sub-shortest paths (its list L_0j, Sect. 3.4)."""
+    for r in prange(n):
+        a = indptr[r]
+        b = indptr[r + 1]
+        for t in range(n):
+            best = -1
+            if t != r:
+                for e in range(a, b):
+                    x = DT[indices[e], t]
+                    if x >= DT[r, t] and (best < 0 or x < best):
+                        best = x
+            M[r, t] = best
+
+
+@njit(cache=True, parallel=True)
+def _ugal_tables(fill, indptr, indices, n, S, V, DT, M, ptr, port, vlo, vhi, st, esc, hops, rnd):
+    """``ugal``: at hop s (state s) every minimal next hop on VC min(s, V-1), then state s + 1; at the
+    source (state 0) also the sub-shortest first hops (neighbours w with ``DT[w, t] == M[r, t]``),
+    after the minimal ones, with their path lengths in ``hops`` and the key marked 2 in ``rnd``."""
+    for r in prange(n):
+        a = indptr[r]
+        deg = indptr[r + 1] - a
+        for t in range(n):
+            if t == r:
+                continue
+            for s in range(S):
+                key = (r * n + t) * S + s
+                pos = ptr[key] if fill else 0
+                cnt = 0
+                q = min(s, V - 1)
+                nxt = min(s + 1, S - 1)
+                if s + DT[r, t] <= S:  # reachable: a route so far plus what is left fits its states
+                    for k in range(deg):
+                        w = indices[a + k]
+                        if DT[w, t] + 1 == DT[r, t]:
+                            if fill:
+                                port[pos + cnt] = k
+                                vlo[pos + cnt] = q
+                                vhi[pos + cnt] = q
+                                st[pos + cnt] = nxt
+                                esc[pos + cnt] = 0
+                                hops[pos + cnt] = DT[r, t]
+                            cnt += 1
+                    if s == 0 and M[r, t] >= 0:
+                        for k in range(deg):
+                            w = indices[a + k]
+                            if DT[w, t] == M[r, t]:
+                                if fill:
+                                    port[pos + cnt] = k
+                                    vlo[pos + cnt] = q
+                                    vhi[pos + cnt] = q
+                                    st[pos + cnt] = nxt
+                                    esc[pos + cnt] = 0
+                                    hops[pos + cnt] = M[r, t] + 1
+                                    rnd[key] = 2
+                                cnt += 1
+                if not fill:
+                    ptr[key + 1] = cnt
+
+
 def _alloc(counts: np.ndarray) -> tuple[np.ndarray, ...]:
     np.cumsum(counts, out=counts)
     total = int(counts[-1])
@@ -375,17 +448,18 @@ def _alloc(counts: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 def _finish(name: str, graph: Graph, V: int, S: int, init: int, tables: tuple[np.ndarray, ...],
-            rnd: np.ndarray, escape_vcs: tuple[int, ...], meta: dict) -> SimRouting:
+            rnd: np.ndarray, escape_vcs: tuple[int, ...], meta: dict, hops: np.ndarray | None = None) -> SimRouting:
     ptr, port, vlo, vhi, st, esc = tables
     report = deadlock.check_tables(graph, name=name, num_vcs=V, num_states=S, init_state=init, cand_ptr=ptr,
                                    cand_port=port, cand_vc_lo=vlo, cand_vc_hi=vhi, cand_state=st,
                                    cand_escape=esc, escape_vcs=escape_vcs)
-    for a in (*tables, rnd):
+    for a in (*tables, rnd, *(() if hops is None else (hops,))):
         a.setflags(write=False)
     meta = dict(meta, deadlock_check=report.reason)
     return SimRouting(name=name, n=graph.n, num_vcs=V, num_states=S, init_state=init, cand_ptr=ptr,
                       cand_port=port, cand_vc_lo=vlo, cand_vc_hi=vhi, cand_state=st, cand_escape=esc,
-                      cand_random=rnd, deadlock_free=report.deadlock_free, escape_vcs=escape_vcs, meta=meta)
+                      cand_random=rnd, deadlock_free=report.deadlock_free, escape_vcs=escape_vcs, meta=meta,
+                      cand_hops=hops)
 
 
 def _csr(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
@@ -593,6 +667,47 @@ def hop_vc(graph: Graph, *, num_vcs: int) -> SimRouting:
     return _finish("hop-vc", graph, V, S, 0, tables, rnd, (), meta)
 
 
+def ugal(graph: Graph, *, num_vcs: int) -> SimRouting:
+    """UGAL as the Equality paper describes it (Liang et al. 2022, Sect. 3.4, 3.5.2, 3.6.2).
+
+    At the source switch a packet may take a minimal next hop or a *sub-shortest* one: a neighbour
+    on no shortest path whose distance to the destination is the least among such neighbours (the
+    paper's list L_0j), then minimal hops from there -- one misroute at most.  The router weighs every
+    candidate path by (flits queued on its output port, all VCs) x (its length in hops) when the
+    packet is routed, and takes the sub-shortest hop only when its weight is strictly below the best
+    minimal one's (BookSim's UGAL keeps minimal routing on a tie); otherwise the minimal next hops stay
+    adaptive, as ``hop-vc``.  Deadlock freedom as the paper's Sect. 3.6.2: the k-th hop uses VC k, so
+    VCs only increase along a route; that needs ``num_vcs`` >= the longest route (``meta["longest"]``,
+    at most the diameter + 2).  With fewer VCs the last VC is shared by the later hops and the
+    channel-dependency check decides (it finds a cycle on most networks: the routing is then refused).
+    """
+    V = _check_vcs(num_vcs, "ugal")
+    check_connected(graph)
+    n = graph.n
+    DT = distance_matrix(graph, dtype=np.int16)
+    indptr, indices = _csr(graph)
+    M = np.empty((n, n), dtype=np.int16)
+    _sub_shortest(indptr, indices, n, DT, M)
+    diameter = int(DT.max()) if n > 1 else 0
+    longest = max(diameter, int(M.max()) + 1 if n > 1 else 0, 1)
+    S = longest
+    _check_size(n, S, "ugal")
+    counts = np.zeros(n * n * S + 1, dtype=np.int64)
+    dummy = np.empty(0, np.int32)
+    _ugal_tables(False, indptr, indices, n, S, V, DT, M, counts, dummy, dummy, dummy, dummy,
+                 np.empty(0, np.uint8), dummy, np.empty(0, np.uint8))
+    tables = _alloc(counts)
+    hops = np.empty(len(tables[1]), np.int32)
+    rnd = np.zeros(n * n * S, dtype=np.uint8)
+    _ugal_tables(True, indptr, indices, n, S, V, DT, M, *tables, hops, rnd)
+    meta = {"states": [f"hop {k}" for k in range(S)], "longest": longest, "diameter": diameter,
+            "choice": "at the source: the least (queued flits on the output port x path hops) of the minimal "
+                      "and sub-shortest first hops, minimal on ties; then every minimal next hop, adaptively",
+            "vcs": f"VC k on hop k (needs num_vcs >= {longest})" if V >= longest else
+                   f"VC min(k, {V - 1}) on hop k: fewer than the {longest} VCs of VC k on hop k"}
+    return _finish("ugal", graph, V, S, 0, tables, rnd, (), meta, hops)
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -612,6 +727,8 @@ def build_routing(name: str, graph: Graph, *, num_vcs: int, dims: Any = None, to
         return minimal(graph, num_vcs=num_vcs)
     if name == "hop-vc":
         return hop_vc(graph, num_vcs=num_vcs)
+    if name == "ugal":
+        return ugal(graph, num_vcs=num_vcs)
     if name == "adaptive-dor":
         if dims is None:
             raise HopbenchError("routing adaptive-dor needs a mesh, hypercube or folded hypercube spec (its "

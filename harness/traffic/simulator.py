@@ -283,7 +283,10 @@ class _State:
         self.routing = (int(r.num_states), int(r.init_state), np.asarray(r.cand_ptr, np.int64),
                         np.asarray(r.cand_port, np.int64), np.asarray(r.cand_vc_lo, np.int64),
                         np.asarray(r.cand_vc_hi, np.int64), np.asarray(r.cand_state, np.int64),
-                        np.asarray(r.cand_escape, np.int64), np.asarray(r.cand_random, np.int64))
+                        np.asarray(r.cand_escape, np.int64), np.asarray(r.cand_random, np.int64),
+                        # path lengths for UGAL's choice (read only at keys marked 2 in cand_random)
+                        np.asarray(r.cand_hops if getattr(r, "cand_hops", None) is not None
+                                   else np.zeros(len(r.cand_port)), np.int64))
         p = net.pattern
         dest = np.asarray(p.dest if getattr(p, "dest", None) is not None else np.zeros(1), dtype=np.int64)
         cdf = np.asarray(p.cdf if getattr(p, "cdf", None) is not None else np.zeros(1), dtype=np.float64)

@@ -1,0 +1,90 @@
+"""Liang et al. 2022 (Equality), Sect. 5 and Table 2, side by side with hopbench's simulation of the same networks.
+
+Reads the runs of suite ``equality2022-traffic`` from a results store (run it first, as the suite file
+says:
+``hopbench run --suite equality2022-traffic --solver simulator --jobs 1 --param simulator.bound=false
+simulator.curve=0 simulator.tolerance=0.02 --storage URL``) and prints one row per network, pattern and
+routing: zero-load latency and hops, saturation throughput, and the accepted load and mean latency at the
+paper's 0.9 flit/cycle/host, and the routing's channel-load bound; then the paper's statements next to the matching numbers.  Latencies in
+cycles, loads in flits/cycle/host, as the paper's.
+
+    python tests/benchmarks/compare_equality_traffic.py --storage sqlite:///equality-traffic.db
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+E369 = "equality:N200K24[-1,1,11,13,19,35,39,59,97,107,109,115,117,137,155,157,187,193,195](34,66,100)"
+NAMES = {E369: "E369 (N200K24, p12)", "dragonfly:8:4:4": "DF08 dragonfly:8:4:4 (p4)",
+         "dlnr:200:22": "random ring dlnr:200:22 (p12)"}
+METRICS = ("saturation", "zero_load_latency", "zero_load_hops", "latency_at_load", "accepted_at_load", "routing_bound")
+
+
+def load(url: str) -> dict[tuple[str, str, str], dict]:
+    """(network, pattern, routing) -> the metrics of its ok run (the mean over seeds, when there are several)."""
+    from harness.bench.store import Store
+
+    store = Store.open(url)
+    df = store.dataframe(suite="equality2022-traffic", with_solutions=False)
+    store.close()
+    df = df[df["status"] == "ok"]
+    runs: dict[tuple[str, str, str], list[dict]] = {}
+    for _, row in df.iterrows():
+        fields = json.loads(row["instance_spec"]) if isinstance(row["instance_spec"], str) else row["instance_spec"]
+        key = (fields["network"], fields.get("traffic", "uniform"), fields.get("routing", "adaptive-updown"))
+        runs.setdefault(key, []).append(json.loads(row["metrics"]))
+    return {k: {m: (sum(x[m] for x in v) / len(v) if all(x.get(m) is not None for x in v) else None)
+                for m in METRICS} for k, v in runs.items()}
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    return "saturated" if x is None else f"{x:.{digits}f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--storage", required=True)
+    args = ap.parse_args()
+    data = load(args.storage)
+    if not data:
+        print("no ok runs of equality2022-traffic in this store", file=sys.stderr)
+        return 2
+    print("| network | pattern | routing | zero-load latency | zero-load hops | saturation | accepted @ 0.9 | "
+          "latency @ 0.9 | routing bound |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (net, pattern, routing), m in sorted(data.items(), key=lambda kv: (kv[0][1], -(kv[1]["saturation"] or 0))):
+        print(f"| {NAMES.get(net, net)} | {pattern} | {routing} | {fmt(m['zero_load_latency'], 2)} | "
+              f"{fmt(m['zero_load_hops'], 3)} | {fmt(m['saturation'])} | {fmt(m['accepted_at_load'])} | "
+              f"{fmt(m['latency_at_load'], 1)} | {fmt(m['routing_bound'])} |")
+    print()
+
+    def get(net: str, pattern: str, routing: str, metric: str) -> float | None:
+        return (data.get((net, pattern, routing)) or {}).get(metric)
+
+    print("| the paper (Table 2, Sect. 5) | ours |")
+    print("|---|---|")
+    for routing in ("adaptive-updown", "ugal"):
+        acc, lat = get(E369, "uniform", routing, "accepted_at_load"), get(E369, "uniform", routing, "latency_at_load")
+        print(f"| E369, uniform, amin: accepts 0.9, latency 31.01 cycles at 0.9 | {routing}: accepts "
+              f"{fmt(acc)}, latency {fmt(lat, 1)}; saturation {fmt(get(E369, 'uniform', routing, 'saturation'))} |")
+    for routing in ("adaptive-updown", "ugal"):
+        e, d = get(E369, "uniform", routing, "saturation"), get("dragonfly:8:4:4", "uniform", routing, "saturation")
+        if e and d:
+            print(f"| DF08: latency >> 50 cycles at 0.9 (saturated), Equality < 50 | {routing}: DF08 saturates at "
+                  f"{fmt(d)}, E369 at {fmt(e)} ({100 * (e / d - 1):+.0f} %) |")
+    claims = {"uniform": "uniform: adaptive minimal routing already does well (Sect. 6), ugal no better",
+              "tornado": "adversarial permutations: ugal carries what minimal routing cannot (Fig. 5, bit complement)"}
+    for pattern, claim in claims.items():
+        a, u = get(E369, pattern, "adaptive-updown", "saturation"), get(E369, pattern, "ugal", "saturation")
+        if a and u:
+            print(f"| {claim} | E369 {pattern}: ugal {fmt(u)} vs adaptive-updown {fmt(a)} ({100 * (u / a - 1):+.0f} %) |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
