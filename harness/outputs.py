@@ -181,7 +181,7 @@ def write_output_file(path: PathLike, content: str | bytes, *, force: bool = Fal
     if mode is not None and stat.S_ISDIR(mode):
         raise HopbenchError(f"cannot write {out}: it is a directory; give a file name such as {out / 'out.json'}")
     if not stream:
-        if mode is not None and stat.S_ISREG(mode) and not force:
+        if not force:
             check_ours(out)
         replace_file(out, data, hint)
         _record_output(out, _digest(data))
@@ -233,14 +233,16 @@ def _record_output(path: Path, digest: str) -> None:
 
 
 def check_ours(path: PathLike) -> None:
-    """A one-line error unless the regular file at ``path`` is empty or holds exactly what hopbench last wrote
-    there (by this user's ledger): a file someone else wrote, or one edited since, is never overwritten
-    without ``--force``."""
+    """A one-line error when ``path`` is a non-empty regular file that does not hold exactly what hopbench last
+    wrote there (by this user's ledger): a file someone else wrote, or one edited since, is never overwritten
+    without ``--force``.  Nothing there, a link (replaced, never followed), a device or an empty file (made by
+    mktemp, say: nothing to lose) passes."""
     out = Path(path)
     try:
-        if out.stat().st_size == 0:
-            return  # nothing to lose (a file made by mktemp, say)
+        st = os.lstat(out)
     except OSError:
+        return
+    if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
         return
     digest = _file_digest(out)
     key = manifest_key(create=False)

@@ -105,7 +105,7 @@ def output_file(text: str, reads: Mapping[str | Path, str] | None = None, *, for
     if not out.parent.is_dir():
         raise HopbenchError(f"cannot write {shown_path}: directory {out.parent} does not exist")
     refuse_overwriting_inputs(out, reads or {})
-    if not force and out.is_file() and not out.is_symlink():
+    if not force:
         check_ours(out)
     return out
 

@@ -154,7 +154,7 @@ def write_pareto(df: "pd.DataFrame", suite_name: str, out: Path, *, plots: bool 
                                                           if plots else [])
     for target in targets:
         refuse_overwriting_inputs(target, protect or {})
-        if not force and target.is_file() and not target.is_symlink():
+        if not force:
             check_ours(target)
     out.mkdir(parents=True, exist_ok=True)
     written = {"csv": out / "pareto.csv", "markdown": out / "pareto.md"}
