@@ -21,7 +21,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 from setuptools.command.build_py import build_py
 from setuptools.command.egg_info import egg_info
 
@@ -35,11 +35,13 @@ PACKAGE_DIR = {"hopbench": "hopbench", "hopbench.harness": "harness", "hopbench.
 
 
 def packages(root: Path = ROOT) -> list[str]:
-    """Every import package of the wheel, under its import name."""
+    """Every import package of the wheel, under its import name (folders without ``__init__.py`` included, as
+    ``harness/bench/tuned/`` holds package data only)."""
     found = []
     for name, folder in PACKAGE_DIR.items():
         found.append(name)
-        found += [f"{name}.{sub}" for sub in find_packages(str(root / folder))]
+        found += [f"{name}.{sub}" for sub in find_namespace_packages(str(root / folder), exclude=["*__pycache__*"])
+                  if name not in ("harness", "solvers")]  # the aliases are their __init__.py alone
     return sorted(found)
 
 

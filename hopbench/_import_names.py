@@ -68,14 +68,19 @@ def install_checkout_finder(package_dir: str) -> None:
 class _AliasLoader:
     """Loads ``harness.X`` by importing ``hopbench.harness.X`` and putting that module in its place."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, target_spec) -> None:
         self.target = target
+        self.target_spec = target_spec
 
     def create_module(self, spec):
         return None  # a throw-away module; exec_module replaces it in sys.modules, which the import returns
 
     def exec_module(self, module) -> None:
         sys.modules[module.__name__] = importlib.import_module(self.target)
+
+    def get_code(self, fullname: str):
+        """The target's code, for ``python -m harness.cli`` (runpy runs a module's code as ``__main__``)."""
+        return self.target_spec.loader.get_code(self.target)
 
 
 class _AliasFinder:
@@ -86,7 +91,15 @@ class _AliasFinder:
         new = DEPRECATED.get(top)
         if not dot or new is None or sys.modules.get(top) is not sys.modules.get(new):
             return None  # not ours (or another package took the old name before us)
-        return importlib.util.spec_from_loader(fullname, _AliasLoader(f"{new}.{rest}"))
+        name = f"{new}.{rest}"
+        found = importlib.util.find_spec(name)  # imports the parent packages only, which the alias's parent has
+        if found is None:
+            return None  # "No module named 'harness.X'", as before
+        spec = importlib.util.spec_from_loader(fullname, _AliasLoader(name, found),
+                                               is_package=found.submodule_search_locations is not None)
+        if found.submodule_search_locations is not None:
+            spec.submodule_search_locations = list(found.submodule_search_locations)
+        return spec
 
 
 def _importer_level() -> int:

@@ -169,3 +169,13 @@ def test_a_plugin_written_against_the_old_names_registers_and_solves(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["solver"]["name"] == "old-names"
     assert len(doc["shortcuts"]) == 2
+
+
+def test_python_dash_m_under_the_old_name_still_runs_the_command(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    env["PYTHONPATH"] = str(ROOT)
+    run = subprocess.run([sys.executable, "-W", "default", "-m", "harness.cli", "evaluate", "--topology", "ring:10",
+                          "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["diameter"] == 5
+    assert "'harness' is deprecated: use 'hopbench.harness'" in run.stderr
