@@ -136,6 +136,7 @@ def test_the_wheel_holds_the_code_under_hopbench_and_only_aliases_at_the_top(whe
     assert checkout <= set(code)
     assert "hopbench/harness/graphs/equality2022.json" in names  # package data moved with its package
     assert "hopbench/harness/bench/migrations/script.py.mako" in names
+    assert "hopbench/harness/bench/tuned/annealing.json" in names  # a folder of data only (no __init__.py)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "hopbench = hopbench.harness.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
