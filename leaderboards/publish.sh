@@ -77,8 +77,8 @@ elif [ -n "$ONLY" ]; then
 import fnmatch
 import sys
 
-from harness.bench.store import Store, creates_file
-from harness.errors import HopbenchError
+from hopbench.harness.bench.store import Store, creates_file
+from hopbench.harness.errors import HopbenchError
 
 url, suite, globs = sys.argv[1], sys.argv[2], [g for g in sys.argv[3].split(",") if g.strip()]
 try:
@@ -294,7 +294,7 @@ recorded() {  # the provenance lines of one suite's recorded runs
   python - "$STORE" "$1" <<'PY'
 import sys
 
-from harness.bench.store import Store
+from hopbench.harness.bench.store import Store
 
 import pandas as pd
 
