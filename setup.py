@@ -1,10 +1,16 @@
-"""Packaging steps pyproject.toml cannot say: the suites travel inside the package.
+"""Packaging steps pyproject.toml cannot say: the package layout, and the suites travel inside the package.
+
+The checkout keeps ``hopbench/``, ``harness/`` and ``solvers/`` side by side, but the import names are
+``hopbench``, ``hopbench.harness`` and ``hopbench.solvers``: a wheel holds ``harness/`` and ``solvers/``
+inside ``hopbench/``, so that an installed hopbench takes no generic top-level name (docs/architecture.md,
+"Import names").  Beside it, the wheel has the two deprecated top-level names ``harness`` and ``solvers``
+as tiny alias packages (``aliases/``: an ``__init__.py`` each, no code of their own), kept for one release.
 
 The suite files live in ``instances/`` at the top of the checkout, and a suite may name data files
 relative to the checkout (``angara2021-traffic`` simulates the routing tables published in
 ``leaderboards/angara2021/solutions/``).  A wheel holds import packages only, so the build copies the
-suites, and every file they name, into the package as ``harness/_data/instances/*.toml`` and
-``harness/_data/<the same relative path>``: the suites' relative names then read the same from the
+suites, and every file they name, into the package as ``hopbench/harness/_data/instances/*.toml`` and
+``hopbench/harness/_data/<the same relative path>``: the suites' relative names then read the same from the
 installed copy (a suite's names are looked up beside it and in the folder above it).
 ``harness/_paths.py`` uses that copy when it exists (an installed wheel) and the checkout's
 ``instances/`` otherwise (a checkout, an editable install).  Everything else is in pyproject.toml.
@@ -15,14 +21,28 @@ import shutil
 import tomllib
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import find_namespace_packages, setup
 from setuptools.command.build_py import build_py
 from setuptools.command.egg_info import egg_info
 
 ROOT = Path(__file__).resolve().parent
 SUITES = "instances"
-#: where the copy goes inside the package (harness/_paths.py reads it from there)
-PACKAGED = Path("harness") / "_data"
+#: where the copy goes inside the wheel (harness/_paths.py reads it from there)
+PACKAGED = Path("hopbench") / "harness" / "_data"
+#: import package -> its folder in the checkout (setuptools finds a subpackage's folder below its parent's)
+PACKAGE_DIR = {"hopbench": "hopbench", "hopbench.harness": "harness", "hopbench.solvers": "solvers",
+               "harness": "aliases/harness", "solvers": "aliases/solvers"}
+
+
+def packages(root: Path = ROOT) -> list[str]:
+    """Every import package of the wheel, under its import name (folders without ``__init__.py`` included, as
+    ``harness/bench/tuned/`` holds package data only)."""
+    found = []
+    for name, folder in PACKAGE_DIR.items():
+        found.append(name)
+        found += [f"{name}.{sub}" for sub in find_namespace_packages(str(root / folder), exclude=["*__pycache__*"])
+                  if name not in ("harness", "solvers")]  # the aliases are their __init__.py alone
+    return sorted(found)
 
 
 def _strings(value):
@@ -63,7 +83,7 @@ def shipped_files(root: Path = ROOT) -> list[str]:
 
 
 class BuildWithSuites(build_py):
-    """build_py, plus the suites and their data copied under ``harness/_data/``."""
+    """build_py, plus the suites and their data copied under ``hopbench/harness/_data/``."""
 
     def run(self) -> None:
         super().run()
@@ -84,4 +104,5 @@ class EggInfoWithSuites(egg_info):
         self.filelist.extend(shipped_files())
 
 
-setup(cmdclass={"build_py": BuildWithSuites, "egg_info": EggInfoWithSuites})
+setup(packages=packages(), package_dir=PACKAGE_DIR,
+      cmdclass={"build_py": BuildWithSuites, "egg_info": EggInfoWithSuites})

@@ -8,6 +8,10 @@ from pathlib import Path
 
 #: the checkout (or the folder the package was installed from in editable mode)
 REPO_ROOT = Path(__file__).resolve().parent.parent
+#: the folder holding the ``hopbench`` package this code runs as (hopbench.harness): the checkout, where
+#: ``harness/`` sits beside ``hopbench/``, or site-packages, where a wheel put it inside ``hopbench/``.  A child
+#: process puts it first on its path to import the same code
+IMPORT_ROOT = REPO_ROOT.parent if (REPO_ROOT / "__init__.py").is_file() else REPO_ROOT
 #: the suites and the files they name, copied into the package when a wheel is built (setup.py); only an
 #: installed wheel has this folder, since the build writes it into the wheel and never into the checkout
 PACKAGED_DATA_DIR = Path(__file__).resolve().parent / "_data"
@@ -33,5 +37,5 @@ def shipped_file(name: str) -> Path | None:
 
 #: the published tuned parameters (``SOLVER.json``), shipped inside the package as package data, so that
 #: ``hopbench run --params tuned`` finds them in any install; ``hopbench tune --save`` writes elsewhere
-#: (a per-user directory, see :func:`harness.bench.tuning.user_tuned_dir`) unless told ``--save-to published``
+#: (a per-user directory, see :func:`hopbench.harness.bench.tuning.user_tuned_dir`) unless told ``--save-to published``
 PUBLISHED_TUNED_DIR = Path(__file__).resolve().parent / "bench" / "tuned"

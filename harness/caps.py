@@ -4,7 +4,7 @@ Each cap has a default that admits every standard instance (every Graph Golf
 featured pair up to n = 100,000 included) and an environment variable that
 raises it for users with a big machine, e.g. ``HOPBENCH_MAX_VERTICES=2000000``
 for a 10^6-vertex graph.  A value over a cap is a one-line
-:class:`~harness.errors.HopbenchError` naming the cap and that variable.
+:class:`~hopbench.harness.errors.HopbenchError` naming the cap and that variable.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import math
 import os
 from dataclasses import dataclass
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ ALL = (VERTICES, EDGES, INPUT_BYTES, DENSE_MATRIX_BYTES, NESTING, FORMULA, SEEDS
 ROUTING_PAIRS = Cap("routing pairs", "HOPBENCH_MAX_ROUTING_PAIRS", 2**20, "ordered node pairs per routing table")
 ALL = (*ALL, ROUTING_PAIRS)
 
-#: variables of one throughput LP (harness.traffic.bounds.max_concurrent_flow: sending switches x 2m channels);
+#: variables of one throughput LP (hopbench.harness.traffic.bounds.max_concurrent_flow: sending switches x 2m channels);
 #: 2^21 admits torus:8x8x8 all-to-all (1.57 million), whose LP takes HiGHS a few GB and tens of minutes
 LP_VARIABLES = Cap("LP variables", "HOPBENCH_MAX_LP_VARIABLES", 2**21, "variables per throughput LP")
 ALL = (*ALL, LP_VARIABLES)

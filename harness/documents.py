@@ -11,8 +11,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from harness import inputs
-from harness.errors import HopbenchError
+from hopbench.harness import inputs
+from hopbench.harness.errors import HopbenchError
 
 
 def finite_or_none(x: float) -> float | None:
@@ -46,8 +46,8 @@ def read_json(path: str | Path) -> dict[str, Any]:
     """Read a JSON object from a file, gzipped or not (published boards gzip their large solution
     files); unreadable input raises :class:`HopbenchError`.
 
-    The file goes through :func:`harness.inputs.read_text` (regular files only, bounded size and
-    decompression, UTF-8) and :func:`harness.inputs.check_nesting` before the parser sees it.
+    The file goes through :func:`hopbench.harness.inputs.read_text` (regular files only, bounded size and
+    decompression, UTF-8) and :func:`hopbench.harness.inputs.check_nesting` before the parser sees it.
     """
     p = Path(path)
     text = inputs.read_text(p, "file")

@@ -12,8 +12,8 @@ import stat
 import zlib
 from pathlib import Path
 
-from harness import caps
-from harness.errors import HopbenchError
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
 
 _GZIP_MAGIC = b"\x1f\x8b"
 #: texts up to this size get the exact (string-aware, pure Python) nesting scan when the fast bound is high

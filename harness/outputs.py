@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 #: the list of files an :class:`OwnedDirectory` wrote, kept in that directory
 MANIFEST = ".hopbench-manifest.json"
@@ -418,7 +418,7 @@ class OwnedDirectory:
         if path.is_symlink() or not path.is_file():
             return {}
         try:
-            from harness import inputs
+            from hopbench.harness import inputs
 
             doc = json.loads(inputs.read_text(path, "manifest"))
         except (HopbenchError, ValueError, RecursionError):

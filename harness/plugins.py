@@ -5,7 +5,7 @@ import importlib
 import os
 from typing import Callable
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 
 def named_modules(variable: str) -> list[str]:
@@ -16,7 +16,7 @@ def named_modules(variable: str) -> list[str]:
 def failure_text(exc: BaseException, limit: int = 200) -> str:
     """What went wrong in a plug-in, on one line: the exception's type and the first line of its message
     (a ``SyntaxError`` with its file and line; ``SystemExit`` with its code)."""
-    from harness.terminal import printable
+    from hopbench.harness.terminal import printable
 
     if isinstance(exc, SyntaxError):
         where = f" ({os.path.basename(exc.filename or '?')}, line {exc.lineno})"

@@ -9,14 +9,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 
 def save(solution: Any, path: str | os.PathLike, *, force: bool = False) -> Path:
     """Write ``solution``'s result document to ``path`` (whole or not at all); returns the path.  A file there
     that hopbench did not write (or that changed since) is refused unless ``force``."""
-    from harness.documents import dumps
-    from harness.outputs import write_output_file
+    from hopbench.harness.documents import dumps
+    from hopbench.harness.outputs import write_output_file
 
     if not hasattr(solution, "to_dict"):
         raise HopbenchError(f"cannot save a {type(solution).__name__}; give a solution that hopbench.solve returned "
@@ -31,7 +31,7 @@ def save(solution: Any, path: str | os.PathLike, *, force: bool = False) -> Path
 
 
 def _document(source: Any) -> dict[str, Any]:
-    from harness.documents import read_json
+    from hopbench.harness.documents import read_json
 
     if isinstance(source, dict):
         return source
@@ -47,7 +47,7 @@ def load(source: str | os.PathLike | dict[str, Any]) -> Any:
     """The solution a result file (or parsed document) holds, by its ``format``: a ``Solution`` or a
     ``RoutingTable``, with its solver, parameters, seed and elapsed time.  Loading checks the file's
     shape, not its claims: :func:`verify` recomputes everything."""
-    from harness.problems.registry import kind_of_format
+    from hopbench.harness.problems.registry import kind_of_format
 
     doc = _document(source)
     fmt = doc.get("format")
@@ -64,6 +64,6 @@ def verify(source: Any) -> Any:
     ``valid``, ``reason`` (why not), ``metrics`` (recomputed) and ``stored``; an unreadable file raises
     :class:`HopbenchError`.
     """
-    from harness.problems.registry import verify_document
+    from hopbench.harness.problems.registry import verify_document
 
     return verify_document(_document(source))

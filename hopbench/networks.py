@@ -5,8 +5,8 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 
 def topology(spec: str) -> Graph:
@@ -15,7 +15,7 @@ def topology(spec: str) -> Graph:
     >>> topology("torus:4x4").max_degree
     4
     """
-    from harness.graphs.topologies import parse_spec
+    from hopbench.harness.graphs.topologies import parse_spec
 
     return parse_spec(spec)
 
@@ -45,11 +45,11 @@ def _graph_of(network: Any) -> Graph:
     if isinstance(graph, Graph):
         return graph
     if isinstance(network, (str, os.PathLike)):
-        from harness.problems.networks import load_network
+        from hopbench.harness.problems.networks import load_network
 
         return load_network(os.fspath(network), action="evaluate").graph
     if hasattr(network, "to_dict"):  # any kind's solution object: its result document names the network
-        from harness.problems.networks import from_document
+        from hopbench.harness.problems.networks import from_document
 
         return from_document(network.to_dict(), type(network).__name__, action="evaluate").graph
     raise HopbenchError(f"cannot evaluate a {type(network).__name__}; give a Graph, a topology spec such as "
@@ -62,8 +62,8 @@ def evaluate(network: Graph | str | os.PathLike | Any) -> NetworkMetrics:
     ``network`` is a :class:`Graph`, a topology spec, a Graph Golf edge file or a result file's path,
     or a solution object (the base with its shortcuts; a routing table's torus).
     """
-    from harness.engine.summary import summary
-    from harness.graphs.bounds import lower_bounds
+    from hopbench.harness.engine.summary import summary
+    from hopbench.harness.graphs.bounds import lower_bounds
 
     g = _graph_of(network)
     s = summary(g)

@@ -4,18 +4,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 
 def solver_names(kind: str | None = None) -> list[str]:
     """Registered solver names, or only those that solve problems of ``kind`` (``"shortcut"``, ``"routing"``)."""
-    import solvers
+    from hopbench import solvers
 
     return solvers.names(kind)
 
 
 def _budget(time_limit: float | None, evaluations: int | None) -> Any:
-    from solvers.contract.budget import Budget
+    from hopbench.solvers.contract.budget import Budget
 
     if time_limit is not None:
         if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
@@ -28,8 +28,8 @@ def _budget(time_limit: float | None, evaluations: int | None) -> Any:
 
 
 def _solver(solver: Any, kind: str, params: dict[str, Any]) -> Any:
-    import solvers
-    from solvers.contract.solver import Solver
+    from hopbench import solvers
+    from hopbench.solvers.contract.solver import Solver
 
     if isinstance(solver, str):
         instance = solvers.create(solver, **params)
@@ -54,8 +54,8 @@ def solve(problem: Any, solver: Any, *, seed: int = 0, time_limit: float | None 
     Parameters
     ----------
     problem
-        A :class:`~harness.problems.shortcut.problem.ShortcutProblem`, a
-        :class:`~harness.problems.routing.problem.RoutingProblem`, or a plug-in kind's problem.
+        A :class:`~hopbench.harness.problems.shortcut.problem.ShortcutProblem`, a
+        :class:`~hopbench.harness.problems.routing.problem.RoutingProblem`, or a plug-in kind's problem.
     solver
         A registered name (``"edgecut-full"``; :func:`solver_names` lists them) or a ``Solver`` object.
     seed
@@ -79,10 +79,10 @@ def solve(problem: Any, solver: Any, *, seed: int = 0, time_limit: float | None 
 
     A solver that declines the problem raises ``SolverDeclined`` (a :class:`HopbenchError`) with its reason.
     """
-    import solvers
-    from harness import caps
-    from solvers.contract.execution import execute
-    from solvers.contract.warmup import warm_up_solver
+    from hopbench import solvers
+    from hopbench.harness import caps
+    from hopbench.solvers.contract.execution import execute
+    from hopbench.solvers.contract.warmup import warm_up_solver
 
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise HopbenchError(f"seed must be a non-negative integer, got {seed!r}")
@@ -94,6 +94,6 @@ def solve(problem: Any, solver: Any, *, seed: int = 0, time_limit: float | None 
     budget = _budget(time_limit, evaluations)
     instance = _solver(solver, kind, params)
     if warm_up and solvers.is_builtin(instance.name):
-        # the one warm-up path (solvers.contract.warmup), shared with `hopbench solve` and the runner
+        # the one warm-up path (hopbench.solvers.contract.warmup), shared with `hopbench solve` and the runner
         warm_up_solver(instance.name, dict(instance.config))
     return execute(instance, problem, seed=seed, budget=budget).solution

@@ -6,7 +6,7 @@
 # by hand (the provenance files of boards published before this layout were split, once, from the
 # README of then, and say so).
 #
-# Usage (from anywhere):   leaderboards/publish.sh        (about 4 hours on 2 cores; the suites' cell times are
+# Usage (from anywhere):   leaderboards/publish.sh        (about 6 hours on 2 cores; the suites' cell times are
 #                                                          in leaderboards/README.md)
 #                          SUITES=graphgolf leaderboards/publish.sh    (one suite: 1 h 50 min)
 # Environment (optional):
@@ -35,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,throughput-small
+ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,equality2022-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch
 SUITES=${SUITES:-$ALL_SUITES}
 STORE=${STORE:-sqlite:///hopbench-publish.db}
 JOBS=${JOBS:-$(nproc)}
@@ -77,8 +77,8 @@ elif [ -n "$ONLY" ]; then
 import fnmatch
 import sys
 
-from harness.bench.store import Store, creates_file
-from harness.errors import HopbenchError
+from hopbench.harness.bench.store import Store, creates_file
+from hopbench.harness.errors import HopbenchError
 
 url, suite, globs = sys.argv[1], sys.argv[2], [g for g in sys.argv[3].split(",") if g.strip()]
 try:
@@ -202,6 +202,22 @@ publish_graphgolf() {
   hb_run --suite graphgolf --seeds 3 --solver random-matching --time-limit 10
 }
 
+publish_graphgolf-grid() {
+  # Graph Golf's grid category (the 11 featured instances): grid-annealing (2-opt within the cable length, rotational
+  # symmetry chosen by size), as the order/degree board: 3 seeds x 120 s up to 400 cells, 1 seed x 300 s on the
+  # 100 x 100 grids (about 63 min of cell time).
+  hb_run --suite graphgolf-grid --max-nodes 400 --seeds 3 --solver grid-annealing --time-limit 120
+  hb_run --suite graphgolf-grid --min-nodes 401 --seeds 1 --solver grid-annealing --time-limit 300
+}
+
+publish_graphgolf-hostswitch() {
+  # Graph Golf's host-switch category (the 13 featured pairs): hostswitch-annealing (SWAP and SWING moves, the switch
+  # count searched around Yasudo et al.'s estimate), 3 seeds x 120 s up to 1,024 hosts, 1 seed x 300 s above
+  # (about 71 min of cell time).
+  hb_run --suite graphgolf-hostswitch --max-nodes 1024 --seeds 3 --solver hostswitch-annealing --time-limit 120
+  hb_run --suite graphgolf-hostswitch --min-nodes 1025 --seeds 1 --solver hostswitch-annealing --time-limit 300
+}
+
 publish_angara2021-traffic() {
   # The angara2021 board's routing tables (DOR, BFS, SSSP, GA; one per torus) simulated on their tori, one seed
   # (it draws only the packet arrivals); every cell ends on its own (saturation by bisection, then the curve).
@@ -212,6 +228,13 @@ publish_koibuchi2012-traffic() {
   # Koibuchi et al. 2012 Sect. IV, the 64-switch networks (24 cells, about 15 minutes on 2 cores).  The 256-switch
   # networks and the faulty DLN-2-6 (24 cells of 5 to 30 minutes each) are not published yet.
   hb_run --suite koibuchi2012-traffic --max-nodes 64 --solver simulator
+}
+
+publish_equality2022-traffic() {
+  # Liang et al. 2022 Sect. 5: E369 against the dragonfly DF08 and a random shortcut ring of its size and radix,
+  # uniform and tornado traffic, adaptive-updown and UGAL; one seed (it draws only the packet arrivals), 8 cells of
+  # 1.5 to 19 minutes each (docs/traffic.md, "Equality networks under traffic").
+  hb_run --suite equality2022-traffic --solver simulator
 }
 
 publish_throughput-small() {
@@ -271,7 +294,7 @@ recorded() {  # the provenance lines of one suite's recorded runs
   python - "$STORE" "$1" <<'PY'
 import sys
 
-from harness.bench.store import Store
+from hopbench.harness.bench.store import Store
 
 import pandas as pd
 

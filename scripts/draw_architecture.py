@@ -20,7 +20,7 @@ from tests.test_architecture import GRAPH, LAYERS, MODULES, _layer  # noqa: E402
 
 #: what each layer is for, one line (docs/architecture.md says more)
 PURPOSE = [
-    "version, errors, threading defaults, JSON documents",
+    "version, errors, threading defaults, JSON documents; import names and the deprecated aliases",
     "Graph, topology generators and specs, edge lists, Moore/Cerf bounds",
     "distance engine: bit-parallel APSP, incremental and dynamic distances",
     "problem kinds (registry; shortcut with Equality, routing)",
@@ -36,9 +36,10 @@ PURPOSE = [
 
 
 def _label(prefixes: tuple[str, ...]) -> str:
-    if prefixes[0] == "harness":
+    if prefixes[0] == "hopbench.harness":
         return "harness root: errors, _threading, _paths, documents"
-    return ", ".join(p for p in prefixes if p not in ("harness", "solvers")) or prefixes[0]
+    shown = [p.removeprefix("hopbench.") for p in prefixes if p not in ("hopbench.harness", "hopbench.solvers")]
+    return ", ".join(shown) or prefixes[0].removeprefix("hopbench.")
 
 
 def main() -> None:

@@ -27,8 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.of >= 1 and 0 <= args.part < args.of):
         print("error: give 0 <= --part < --of", file=sys.stderr)
         return 2
-    from solvers.contract.registry import BUILTIN
-    from solvers.contract.warmup import warm_up_solver
+    from hopbench.solvers.contract.registry import BUILTIN
+    from hopbench.solvers.contract.warmup import warm_up_solver
 
     mine = sorted(BUILTIN)[args.part::args.of]
     for name in mine:

@@ -12,7 +12,7 @@ GRAPHGOLF = DATA / "graphgolf"
 @pytest.fixture
 def cli(capsys):
     """Run ``hopbench ARGS`` in-process; returns (exit code, stdout, stderr)."""
-    from harness.cli import main
+    from hopbench.harness.cli import main
 
     def run(*args: str):
         try:
@@ -32,7 +32,7 @@ def compiled_kernels():
     On a clean checkout (CI) the on-disk numba cache is empty; without this the
     first test to touch a kernel would pay its compilation inside a timed run.
     """
-    from solvers.contract.warmup import warm_builtin_solvers
+    from hopbench.solvers.contract.warmup import warm_builtin_solvers
 
     warm_builtin_solvers()
 

@@ -14,41 +14,48 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("harness", "solvers", "hopbench")
+#: folder of the checkout -> the import name of its modules (docs/architecture.md, "Import names"); aliases/
+#: holds the deprecated top-level ``harness`` and ``solvers`` that a wheel installs
+PACKAGES = {"harness": "hopbench.harness", "solvers": "hopbench.solvers", "hopbench": "hopbench", "aliases": ""}
+#: the deprecated import names: nothing but their alias packages may use them
+DEPRECATED = ("harness", "solvers")
 
 #: lowest first; a module belongs to the longest prefix that names it
 LAYERS = [
-    ("harness", "harness.errors", "harness._threading", "harness._paths"),
-    ("harness.graphs",),
-    ("harness.engine",),
-    ("harness.problems",),
-    ("harness.analysis", "harness.traffic"),
-    ("solvers", "solvers.contract"),
-    ("solvers.shortcut", "solvers.routing", "solvers.traffic", "solvers.hostswitch", "solvers.grid"),
-    ("harness.bench",),
-    ("harness.testing",),
-    ("harness.report",),
-    ("harness.cli",),
+    # with the import plumbing (hopbench._import_names) and the deprecated aliases that use it: the alias
+    # branch of harness/__init__.py imports it before anything else
+    ("hopbench.harness", "hopbench.harness.errors", "hopbench.harness._threading", "hopbench.harness._paths",
+     "hopbench._import_names", "harness", "solvers"),
+    ("hopbench.harness.graphs",),
+    ("hopbench.harness.engine",),
+    ("hopbench.harness.problems",),
+    ("hopbench.harness.analysis", "hopbench.harness.traffic"),
+    ("hopbench.solvers", "hopbench.solvers.contract"),
+    ("hopbench.solvers.shortcut", "hopbench.solvers.routing", "hopbench.solvers.traffic", "hopbench.solvers.hostswitch", "hopbench.solvers.grid"),
+    ("hopbench.harness.bench",),
+    ("hopbench.harness.testing",),
+    ("hopbench.harness.report",),
+    ("hopbench.harness.cli",),
     # the public facade: it re-exports names from every layer, so nothing inside may import it (an
     # implementation module reaching for the facade would close a circle through it); it does not
     # use the CLI either, which is its sibling consumer of the layers below
     ("hopbench",),
 ]
-INDEPENDENT = [("harness.problems.shortcut", "harness.problems.routing"), ("solvers.shortcut", "solvers.routing"),
-               ("solvers.shortcut", "solvers.traffic"), ("solvers.routing", "solvers.traffic"),
-               ("harness.problems.grid", "harness.problems.shortcut"), ("harness.problems.grid", "harness.problems.routing"),
-               ("solvers.grid", "solvers.shortcut"), ("solvers.grid", "solvers.routing"), ("solvers.grid", "solvers.traffic"),
-               ("harness.problems.grid", "harness.problems.hostswitch"), ("solvers.grid", "solvers.hostswitch")]
+INDEPENDENT = [("hopbench.harness.problems.shortcut", "hopbench.harness.problems.routing"), ("hopbench.solvers.shortcut", "hopbench.solvers.routing"),
+               ("hopbench.solvers.shortcut", "hopbench.solvers.traffic"), ("hopbench.solvers.routing", "hopbench.solvers.traffic"),
+               ("hopbench.harness.problems.grid", "hopbench.harness.problems.shortcut"), ("hopbench.harness.problems.grid", "hopbench.harness.problems.routing"),
+               ("hopbench.solvers.grid", "hopbench.solvers.shortcut"), ("hopbench.solvers.grid", "hopbench.solvers.routing"), ("hopbench.solvers.grid", "hopbench.solvers.traffic"),
+               ("hopbench.harness.problems.grid", "hopbench.harness.problems.hostswitch"), ("hopbench.solvers.grid", "hopbench.solvers.hostswitch")]
 
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for folder, name in PACKAGES.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            out[".".join(parts)] = path
+            out[".".join(filter(None, [name, *parts]))] = path
     return out
 
 
@@ -166,5 +173,36 @@ def test_no_import_circles():
 
 def test_the_contract_sees_imports_inside_functions():
     """The checks above would pass vacuously if function-level imports were missed."""
-    assert "solvers.contract.registry" in GRAPH["harness.bench.cells"] or "solvers" in GRAPH["harness.bench.cells"]
-    assert "harness.problems.registry" in GRAPH["harness.cli.verify"]  # imported inside run()
+    assert "hopbench.solvers.contract.registry" in GRAPH["hopbench.harness.bench.cells"] or "hopbench.solvers" in GRAPH["hopbench.harness.bench.cells"]
+    assert "hopbench.harness.problems.registry" in GRAPH["hopbench.harness.cli.verify"]  # imported inside run()
+
+
+def test_the_modules_are_known_by_their_import_names():
+    """The folder -> name map above is what the import system does (a wrong map would check nothing)."""
+    assert MODULES["hopbench.harness.cli"] == ROOT / "harness" / "cli" / "__init__.py"
+    assert MODULES["hopbench.solvers.contract.registry"] == ROOT / "solvers" / "contract" / "registry.py"
+    assert MODULES["hopbench.networks"] == ROOT / "hopbench" / "networks.py"
+    assert MODULES["harness"] == ROOT / "aliases" / "harness" / "__init__.py"
+
+
+def _deprecated_imports(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        found += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names
+                  if n.partition(".")[0] in DEPRECATED]
+    return found
+
+
+def test_nothing_imports_the_deprecated_names():
+    """The old top-level names are for code outside hopbench: every module, script and test of the project
+    imports the new ones (the tests of the aliases themselves write their old-name imports as strings)."""
+    files = [p for folder in ("harness", "solvers", "hopbench", "scripts", "tests") for p in (ROOT / folder).rglob("*.py")]
+    files.append(ROOT / "setup.py")
+    found = [line for path in files for line in _deprecated_imports(path)]
+    assert not found, "\n".join(found)

@@ -1,7 +1,10 @@
-"""A wheel (``pip install .``, not editable) carries the suites and the files they name.
+"""A wheel (``pip install .``, not editable) holds hopbench's code under ``hopbench/`` and carries the suites and
+the files they name.
 
-The suites live in the checkout's ``instances/``, outside the import packages; ``setup.py`` copies
-them, and every file a suite names, into ``harness/_data/`` of the wheel.  The test builds a wheel
+The checkout's ``harness/`` and ``solvers/`` are installed as ``hopbench/harness/`` and ``hopbench/solvers/``;
+the top-level ``harness`` and ``solvers`` of the wheel are only the deprecated alias packages (one
+``__init__.py`` each).  The suites live in the checkout's ``instances/``, outside the import packages;
+``setup.py`` copies them, and every file a suite names, into ``hopbench/harness/_data/`` of the wheel.  The test builds a wheel
 from a copy of the sources, unpacks it (what an install does with its files) and runs hopbench from
 it in a folder outside the checkout, so nothing can be read from the checkout by accident.
 """
@@ -21,7 +24,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: what a wheel is built from (the rest of the checkout is not packaged)
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "harness", "solvers", "hopbench", "instances", "leaderboards")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "harness", "solvers", "hopbench", "aliases", "instances",
+           "leaderboards")
+#: where the suites' copy is in the wheel
+DATA = "hopbench/harness/_data/"
 
 
 def _can_build_without_isolation() -> bool:
@@ -72,7 +78,7 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_holds_every_suite_and_the_files_they_name(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    data = {n.removeprefix("harness/_data/") for n in names if n.startswith("harness/_data/")}
+    data = {n.removeprefix(DATA) for n in names if n.startswith(DATA)}
     suites = {f"instances/{p.name}" for p in (ROOT / "instances").glob("*.toml")}
     assert suites <= data
     named = _named_files()
@@ -91,15 +97,15 @@ def test_an_installed_wheel_finds_and_loads_every_suite(wheel, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "HOPBENCH_INSTANCES"}
     env["PYTHONPATH"] = str(site)
     script = (
-        "import json, harness\n"
-        "from harness.bench.suites import list_suites, load_suite\n"
+        "import json, hopbench.harness\n"
+        "from hopbench.harness.bench.suites import list_suites, load_suite\n"
         "suites = {name: load_suite(name) for name in list_suites()}\n"
-        "from harness.traffic.problem import TrafficProblem\n"
+        "from hopbench.harness.traffic.problem import TrafficProblem\n"
         "traffic = suites['angara2021-traffic'].instances\n"
         "networks = sorted({i.fields['network_path'] for i in traffic})\n"
         "# a result document keeps the suite's name of its network: verify finds it in the installed data\n"
         "named = TrafficProblem(network=traffic[0].fields['network']).network_file\n"
-        "print(json.dumps({'harness': harness.__file__, 'suites': sorted(suites), 'networks': networks,\n"
+        "print(json.dumps({'harness': hopbench.harness.__file__, 'suites': sorted(suites), 'networks': networks,\n"
         "                  'named': named, 'counts': {n: len(s.instances) for n, s in suites.items()}}))\n")
     run = subprocess.run([sys.executable, "-c", script], cwd=elsewhere, env=env, capture_output=True, text=True,
                          timeout=300)
@@ -112,16 +118,70 @@ def test_an_installed_wheel_finds_and_loads_every_suite(wheel, tmp_path):
                                    for p in got["networks"])
     assert Path(got["named"]).resolve().is_relative_to(site.resolve()) and Path(got["named"]).is_file()
     # and the command a new user types first after an install
-    listed = subprocess.run([sys.executable, "-m", "harness.cli", "instances", "quick"], cwd=elsewhere, env=env,
+    listed = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "instances", "quick"], cwd=elsewhere, env=env,
                             capture_output=True, text=True, timeout=300)
     assert listed.returncode == 0, listed.stderr
     assert "ring:16/cap4/b4/aspl" in listed.stdout
 
 
+def test_the_wheel_holds_the_code_under_hopbench_and_only_aliases_at_the_top(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    code = [n for n in names if n.endswith(".py")]
+    tops = {n.split("/")[0] for n in code}
+    assert tops == {"hopbench", "harness", "solvers"}
+    # the old names are one __init__.py each, the alias packages; every module of the checkout is under hopbench/
+    assert sorted(n for n in code if not n.startswith("hopbench/")) == ["harness/__init__.py", "solvers/__init__.py"]
+    checkout = {f"hopbench/{p.relative_to(ROOT).as_posix()}" for folder in ("harness", "solvers")
+                for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts}
+    assert checkout <= set(code)
+    assert "hopbench/harness/graphs/equality2022.json" in names  # package data moved with its package
+    assert "hopbench/harness/bench/migrations/script.py.mako" in names
+    assert "hopbench/harness/bench/tuned/annealing.json" in names  # a folder of data only (no __init__.py)
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    assert "hopbench = hopbench.harness.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_an_installed_wheel_runs_under_the_new_names_and_the_old_ones(wheel, tmp_path):
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "HOPBENCH_INSTANCES"}
+    env["PYTHONPATH"] = str(site)
+    script = (
+        "import json, sys, warnings\n"
+        "warnings.simplefilter('error')\n"
+        "import hopbench.harness.graphs.topologies as new\n"
+        "g = new.parse_spec('torus:4x4')\n"
+        "warnings.simplefilter('default')\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import harness.graphs.topologies as old\n"
+        "    from solvers.contract import Solver\n"
+        "import hopbench.solvers.contract.solver as solver\n"
+        "from hopbench.harness._paths import IMPORT_ROOT\n"
+        "print(json.dumps({'file': new.__file__, 'same': old is new and Solver is solver.Solver, 'n': g.n,\n"
+        "                  'import_root': str(IMPORT_ROOT),\n"
+        "                  'warnings': [str(w.message) for w in caught if w.category is DeprecationWarning]}))\n")
+    run = subprocess.run([sys.executable, "-c", script], cwd=elsewhere, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert Path(got["file"]).resolve() == (site / "hopbench" / "harness" / "graphs" / "topologies.py").resolve()
+    assert got["same"] and got["n"] == 16
+    # what a sandbox child puts on its path to import the same code: site-packages, not hopbench/ inside it
+    assert Path(got["import_root"]) == site.resolve()
+    assert len(got["warnings"]) == 2 and all("hopbench." in w for w in got["warnings"])
+    helped = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "--help"], cwd=elsewhere, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert helped.returncode == 0 and "solve" in helped.stdout, helped.stderr
+
+
 def test_a_checkout_reads_its_own_instances_folder():
     """No copy exists in a checkout (the build writes it only into the wheel), so a checkout and an editable
     install read instances/ itself, where suite edits take effect at once."""
-    from harness import _paths
+    from hopbench.harness import _paths
 
     assert not _paths.PACKAGED_DATA_DIR.exists()
     assert _paths.INSTANCES_DIR == ROOT / "instances"
+    assert _paths.IMPORT_ROOT == ROOT  # hopbench/ sits here, beside harness/ and solvers/

@@ -12,7 +12,7 @@ import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "leaderboards" / "publish.sh"
 ALL = ("edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,"
-       "throughput-small")
+       "equality2022-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch")
 
 
 def _fake_hopbench(tmp_path: Path) -> dict[str, str]:
@@ -75,7 +75,7 @@ def test_a_partial_rerun_on_a_fresh_checkout_loads_the_runs_the_board_ships_firs
 def test_a_partial_rerun_needs_the_earlier_publish_in_the_store(tmp_path):
     # ONLY re-runs a few instances of a suite whose board is rebuilt from the whole store: a store
     # without the suite's other cells (missing, or empty) is refused before anything runs
-    from harness.bench.store import Store
+    from hopbench.harness.bench.store import Store
 
     empty = tmp_path / "empty.db"
     Store.open(f"sqlite:///{empty}")  # the tables, no runs

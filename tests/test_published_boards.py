@@ -20,10 +20,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.documents import read_json
-from harness.problems.registry import verify_document
-from harness.traffic.kind import verify_traffic
-from harness.traffic.problem import TRAFFIC_FORMAT
+from hopbench.harness.documents import read_json
+from hopbench.harness.problems.registry import verify_document
+from hopbench.harness.traffic.kind import verify_traffic
+from hopbench.harness.traffic.problem import TRAFFIC_FORMAT
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARDS = ROOT / "leaderboards"
@@ -143,8 +143,8 @@ def test_board_links_are_complete_and_consistent(suite_dir):
 def test_no_published_run_beats_its_suites_stated_optimum(suite_dir):
     """A published best better than the suite file's "proven optimum" proves that optimum wrong (as the
     graphgolf (40, 5) optimum 2.2333 was, against a published graph at the lower bound 2.230769)."""
-    from harness.bench.suites import load_suite
-    from harness.problems.registry import is_maximised
+    from hopbench.harness.bench.suites import load_suite
+    from hopbench.harness.problems.registry import is_maximised
 
     if suite_dir is None:
         assert not linked_files()

@@ -27,7 +27,7 @@ def test_every_command_of_the_readme_guide_runs(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), MPLBACKEND="Agg", HOPBENCH_TUNED_DIR=str(tmp_path / "tuned"))
     outputs = {}
     for line in commands:
-        argv = [sys.executable, "-m", "harness.cli", *shlex.split(line)[1:]]
+        argv = [sys.executable, "-m", "hopbench.harness.cli", *shlex.split(line)[1:]]
         r = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, f"{line}: {r.stderr[-2000:]}"
         outputs[line] = r.stdout

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from harness import caps
-from harness.engine.distances import summary
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness import caps
+from hopbench.harness.engine.distances import summary
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 
 @dataclass(frozen=True)

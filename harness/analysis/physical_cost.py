@@ -1,6 +1,6 @@
 """Physical cost of a network: cabinets, cable lengths, copper/fibre, routers.
 
-Two published models, both taking any :class:`~harness.graphs.graph.Graph` (vertex i is
+Two published models, both taking any :class:`~hopbench.harness.graphs.graph.Graph` (vertex i is
 router i), so every solver's solution can be costed the same way.
 
 **Liang et al. 2022, Sect. 4.1** (itself following Besta & Hoefler's Slim Fly
@@ -46,9 +46,9 @@ from typing import Any
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 # --------------------------------------------------------------------------- Liang et al. 2022
 
@@ -164,7 +164,7 @@ def cable_lengths(c1: np.ndarray, s1: np.ndarray, c2: np.ndarray, s2: np.ndarray
 def liang_cost(g: Graph, p: int, *, model: LiangCostModel = LiangCostModel(), radix: int | None = None) -> LiangCost:
     """Total cost of ``g`` with p endpoints per router under the Liang et al. 2022 model.
 
-    >>> from harness.graphs.topologies import ring
+    >>> from hopbench.harness.graphs.topologies import ring
     >>> round(liang_cost(ring(4), 1).router_link_mean_m, 4)  # one cabinet: 1 m + the vertical run
     1.0667
     """
@@ -271,14 +271,14 @@ def load_network(text: str) -> tuple[Graph, int | None]:
 
     Returns the graph and the notation's p when it gives one.
     """
-    from harness.problems import networks
+    from hopbench.harness.problems import networks
 
     net = networks.load_network(text, action="cost",
                                 example="torus:8x8, 'N14K6[-1,1,3,9](4)', E361 or a solution .json file")
     p = net.p
     spec = text.strip()
     if p is None and spec.lower().startswith("equality:"):
-        from harness.problems.shortcut import equality as eq
+        from hopbench.harness.problems.shortcut import equality as eq
 
         p = eq.parse(spec.split(":", 1)[1]).p  # an equality: spec carries its notation's p too
     return net.graph, p

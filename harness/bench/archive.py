@@ -17,7 +17,7 @@ stored twice.  The same runs give the same bytes (no time stamp in the file), so
 unchanged suite changes nothing in git.
 
 Nothing in the file is trusted.  Loading it checks every row the way the coordinator checks a solver's
-answer (:meth:`~harness.problems.kind.ProblemKind.check_result`, the same for every problem kind): the
+answer (:meth:`~hopbench.harness.problems.kind.ProblemKind.check_result`, the same for every problem kind): the
 instance id must be the one its fields derive, the cell key the one its fields make, an ``ok`` row's
 solution must verify from scratch as an answer to that very problem, and every number the row claims
 (objective, diameter, ASPL, the other metrics) must equal the recomputed one; its trace may not go below
@@ -37,9 +37,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from harness import caps
-from harness.documents import json_default, strict_json
-from harness.errors import HopbenchError
+from hopbench.harness import caps
+from hopbench.harness.documents import json_default, strict_json
+from hopbench.harness.errors import HopbenchError
 
 FORMAT = "hopbench.runs/1"
 #: the archive's name in a board's directory
@@ -105,7 +105,7 @@ def _solutions(store: Any, run_ids: list[int]) -> dict[int, str]:
     """``run id -> solution JSON text`` of these runs (those that have one)."""
     from sqlalchemy import select
 
-    from harness.bench.schema import runs
+    from hopbench.harness.bench.schema import runs
 
     query = select(runs.c.id, runs.c.solution).where(runs.c.id.in_(run_ids))
     with store.engine.connect() as conn:
@@ -152,7 +152,7 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
 
 
 def _json(number: int, line: bytes, path: Path) -> Any:
-    from harness.inputs import check_nesting
+    from hopbench.harness.inputs import check_nesting
 
     try:
         text = line.decode("utf-8")
@@ -169,7 +169,7 @@ def is_archive(text: str | None) -> bool:
 
 def _same(claimed: Any, recomputed: Any) -> bool:
     """A row's number equals hopbench's (None stands for inf: a disconnected graph's metrics)."""
-    from harness.problems.kind import close_enough
+    from hopbench.harness.problems.kind import close_enough
 
     def number(x: Any) -> float | None:
         if x is None:
@@ -195,7 +195,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
 def _solution(doc: Any, where: Path) -> dict[str, Any] | None:
     """The solution document of a row: inline, or read from the board's own ``solutions/`` and matched to
     its hash."""
-    from harness.documents import read_json
+    from hopbench.harness.documents import read_json
 
     if doc is None:
         return None
@@ -223,10 +223,10 @@ def _solution(doc: Any, where: Path) -> dict[str, Any] | None:
 def check_row(row: Any, where: Path, suite: str, cache: dict[str, Any]) -> tuple[dict[str, Any], list]:
     """``(store row, trace)`` of one archive line, once hopbench has re-checked it; :class:`Refused` says why
     not.  The row's numbers are replaced by the recomputed ones."""
-    from harness.bench.cells import _trace_below_bound, cell_problem
-    from harness.bench.store import STATUSES, cell_key
-    from harness.errors import InvalidSolution
-    from harness.problems.registry import get_kind
+    from hopbench.harness.bench.cells import _trace_below_bound, cell_problem
+    from hopbench.harness.bench.store import STATUSES, cell_key
+    from hopbench.harness.errors import InvalidSolution
+    from hopbench.harness.problems.registry import get_kind
 
     if not isinstance(row, dict):
         raise Refused("it is no JSON object")
@@ -362,9 +362,9 @@ class ArchiveRefused(HopbenchError):
 def import_archive(path: str | Path, target_url: str) -> tuple[str, int]:
     """Load a runs archive into the store at ``target_url`` once every row is re-checked; returns the suite and
     how many runs were recorded.  A cell the store holds already keeps the better row, as
-    :func:`harness.bench.store.merge` decides; a run keeps its id when the store has no run of that id (a fresh
+    :func:`hopbench.harness.bench.store.merge` decides; a run keeps its id when the store has no run of that id (a fresh
     store then builds the very board that was published, run ids included)."""
-    from harness.bench.store import Store, merge_rows
+    from hopbench.harness.bench.store import Store, merge_rows
 
     suite, rows = read_archive(path)
     store = Store.open(target_url)

@@ -8,7 +8,7 @@ outcome — a solution, a solver exception, an invalid solution, a declined prob
 (:func:`failed_result`), the coordinator's re-verification of a result before it is recorded
 (:func:`recheck`), and the store row of a finished cell (:func:`result_row`).
 Timeouts and crashes are handled one level up, by the sandbox that hosts the run
-(:mod:`harness.bench.sandbox`).
+(:mod:`hopbench.harness.bench.sandbox`).
 """
 from __future__ import annotations
 
@@ -18,16 +18,16 @@ import socket
 import traceback
 from typing import Any
 
-import solvers
-from harness.errors import HopbenchError, InvalidSolution, SolverDeclined
-from solvers.contract.limits import hard_limit as contract_hard_limit
-from solvers.contract.limits import warm_up_limit as contract_warm_up_limit
-from solvers.contract.warmup import WarmUpFailed, warm_up_solver
+from hopbench import solvers
+from hopbench.harness.errors import HopbenchError, InvalidSolution, SolverDeclined
+from hopbench.solvers.contract.limits import hard_limit as contract_hard_limit
+from hopbench.solvers.contract.limits import warm_up_limit as contract_warm_up_limit
+from hopbench.solvers.contract.warmup import WarmUpFailed, warm_up_solver
 
 
 def make_cell(*, suite: str, instance: Any, solver: str, params: dict[str, Any], seed: int,
               time_limit: float, evaluations: int | None, params_tag: str, threads: int = 1) -> dict[str, Any]:
-    from harness.bench.store import cell_key
+    from hopbench.harness.bench.store import cell_key
 
     return {
         "key": cell_key(suite, instance.id, solver, params, seed, time_limit, evaluations),
@@ -66,7 +66,7 @@ def result_row(cell: dict[str, Any], result: dict[str, Any], commit: str | None,
 def failed_result(cell: dict[str, Any], status: str, error: str, *, elapsed_s: float | None = None,
                   started_at: str | None = None) -> dict[str, Any]:
     """The result of a cell that produced nothing: killed (``timeout``), or its worker or executor failed."""
-    from harness.bench.store import now
+    from hopbench.harness.bench.store import now
 
     return {"key": cell["key"], "status": status, "error": error, "elapsed_s": elapsed_s,
             "started_at": started_at, "finished_at": now().isoformat(), "trace": []}
@@ -81,7 +81,7 @@ def provenance() -> dict[str, Any]:
     import numba
     import numpy
 
-    from harness import __version__
+    from hopbench.harness import __version__
 
     return {
         "hopbench_version": __version__,
@@ -104,10 +104,10 @@ def _one_line(exc: BaseException) -> str:
 
 def out_of_memory(exc: BaseException) -> str:
     """The one-line error of a run that ran out of memory; in a plug-in's sandbox it names the limit it hit
-    (``RLIMIT_AS``, :func:`solvers.contract.limits.plugin_memory_limit`) and how to raise it."""
+    (``RLIMIT_AS``, :func:`hopbench.solvers.contract.limits.plugin_memory_limit`) and how to raise it."""
     import resource
 
-    from solvers.contract.limits import PLUGIN_MEMORY_LIMIT_ENV, shown_bytes
+    from hopbench.solvers.contract.limits import PLUGIN_MEMORY_LIMIT_ENV, shown_bytes
 
     limit = resource.getrlimit(resource.RLIMIT_AS)[0]
     if os.environ.get("HOPBENCH_SANDBOX_ADDRESS_SPACE") and limit != resource.RLIM_INFINITY:
@@ -117,23 +117,23 @@ def out_of_memory(exc: BaseException) -> str:
 
 
 def trusted(cell: dict[str, Any]) -> bool:
-    """Whether the cell's solver is shipped with hopbench (:func:`solvers.is_builtin`); every other solver is
+    """Whether the cell's solver is shipped with hopbench (:func:`hopbench.solvers.is_builtin`); every other solver is
     a plug-in, held to the hard limits whatever it promises."""
     return solvers.is_builtin(cell["solver"])
 
 
 def warm_up_limit(cell: dict[str, Any]) -> float:
-    """How long the one-time warm-up before ``cell`` may take (:func:`solvers.contract.limits.warm_up_limit`):
+    """How long the one-time warm-up before ``cell`` may take (:func:`hopbench.solvers.contract.limits.warm_up_limit`):
     generous for a shipped solver, whose only slow part is JIT compilation; ``$HOPBENCH_PLUGIN_WARMUP_LIMIT``
     (60 s) for a plug-in, which could ignore its budgets."""
     return contract_warm_up_limit(cell["time_limit"], trusted(cell))
 
 
 def warm_up(cell: dict[str, Any]) -> None:
-    """Warm up the cell's solver (:func:`solvers.contract.warmup.warm_up_solver`).
+    """Warm up the cell's solver (:func:`hopbench.solvers.contract.warmup.warm_up_solver`).
 
     A plug-in is warmed up strictly, its runs sharing a time budget of its warm-up limit:
-    a failure raises :class:`~solvers.contract.warmup.WarmUpFailed`, which the sandbox
+    a failure raises :class:`~hopbench.solvers.contract.warmup.WarmUpFailed`, which the sandbox
     records as the cell's result (see :func:`warm_up_failure`).
     """
     if trusted(cell):
@@ -147,16 +147,16 @@ def warm_up_failure(exc: WarmUpFailed) -> str:
     cause = out_of_memory(exc.cause) if isinstance(exc.cause, MemoryError) else _one_line(exc.cause)
     return (f"warm-up failed on warm-up problem {exc.index}/{exc.count} of kind {exc.kind}: {cause}; "
             f"a solver must solve or decline every warm-up problem of its kinds (the conformance suite, "
-            f"harness.testing, checks it)")
+            f"hopbench.harness.testing, checks it)")
 
 
 def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     """Run one cell in this process and describe the outcome (never raises for solver failures)."""
-    import solvers
-    from harness.bench.store import now
-    from harness.bench.suites import Instance
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
+    from hopbench import solvers
+    from hopbench.harness.bench.store import now
+    from hopbench.harness.bench.suites import Instance
+    from hopbench.solvers.contract.budget import Budget
+    from hopbench.solvers.contract.execution import execute
 
     result: dict[str, Any] = {"key": cell["key"], "started_at": now().isoformat(), "trace": []}
     result.update(provenance())
@@ -197,7 +197,7 @@ def cell_problem(cell: dict[str, Any], cache: dict[str, Any] | None = None) -> A
     """The problem of ``cell``, built by its kind from the cell's fields (``cache`` keeps one per instance)."""
     import json
 
-    from harness.bench.suites import Instance
+    from hopbench.harness.bench.suites import Instance
 
     key = json.dumps([cell["kind"], cell["fields"]], sort_keys=True, default=str)
     if cache is not None and key in cache:
@@ -213,14 +213,14 @@ def recheck(cell: dict[str, Any], result: dict[str, Any], cache: dict[str, Any] 
 
     A solver runs in a sandbox and reports a solution document and its metrics; none of it is trusted.
     The document must answer the cell's own problem and verify from scratch
-    (:meth:`~harness.problems.kind.ProblemKind.check_result`), and no value of the solver's trace may lie
+    (:meth:`~hopbench.harness.problems.kind.ProblemKind.check_result`), and no value of the solver's trace may lie
     below the problem's lower bound.  The recorded metrics are the recomputed ones; a solver's own numbers
     only ever served as a hint.  A result that fails becomes an ``error`` saying why (its document is kept,
     as evidence); other statuses pass unchanged.
     """
     if result.get("status") != "ok":
         return result
-    from harness.problems.registry import get_kind
+    from hopbench.harness.problems.registry import get_kind
 
     try:
         kind = get_kind(cell["kind"])
@@ -248,7 +248,7 @@ def _trace_below_bound(kind: Any, problem: Any, trace: Any) -> str:
     """Why the anytime trace cannot be true (a value under the problem's lower bound), or ``""``."""
     import math
 
-    from harness.problems.kind import TOLERANCE
+    from hopbench.harness.problems.kind import TOLERANCE
 
     if not trace:
         return ""

@@ -2,7 +2,7 @@
 
 One code path for a laptop and a cluster: the cells are submitted to a
 ``concurrent.futures.Executor`` — local threads that each drive a warm
-sandbox process (:mod:`harness.bench.sandbox`), or ``Client(address).get_executor()``
+sandbox process (:mod:`hopbench.harness.bench.sandbox`), or ``Client(address).get_executor()``
 of Dask distributed, whose worker threads drive sandboxes the same way.  The
 coordinator alone writes to the store, one transaction per finished cell, so
 re-running the same command resumes: cells already recorded are skipped
@@ -34,13 +34,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from harness import caps
-from harness._paths import REPO_ROOT
-from harness.bench.cells import failed_result, make_cell, recheck, result_row
-from harness.bench.store import CONNECT_TIMEOUT_ENV, Store, StoreWatch, connect_timeout, params_tag
-from harness.bench.suites import Suite
-from harness.errors import HopbenchError, PluginFailed
-from harness.terminal import printable
+from hopbench.harness import caps
+from hopbench.harness._paths import REPO_ROOT
+from hopbench.harness.bench.cells import failed_result, make_cell, recheck, result_row
+from hopbench.harness.bench.store import CONNECT_TIMEOUT_ENV, Store, StoreWatch, connect_timeout, params_tag
+from hopbench.harness.bench.suites import Suite
+from hopbench.harness.errors import HopbenchError, PluginFailed
+from hopbench.harness.terminal import printable
 
 DEFAULT_TIME_LIMIT = 60.0
 RERUN_CHOICES = ("failed", "all")
@@ -76,7 +76,7 @@ def threads_per_worker(workers: int) -> int:
 
 def parse_param_grid(items: list[str], solver_names: list[str]) -> dict[str, dict[str, list[str]]]:
     """``["edgecut-full.t=5,10", ...]`` -> ``{"edgecut-full": {"t": ["5", "10"]}}``."""
-    import solvers
+    from hopbench import solvers
 
     grid: dict[str, dict[str, list[str]]] = {}
     for item in items or []:
@@ -101,7 +101,7 @@ def parse_param_grid(items: list[str], solver_names: list[str]) -> dict[str, dic
 
 def _param_sets(name: str, overrides: dict[str, list[str]]) -> list[tuple[dict[str, Any], str]]:
     """Every combination of the given values, resolved against the solver's declarations."""
-    import solvers
+    from hopbench import solvers
 
     keys = list(overrides)
     out = []
@@ -126,7 +126,7 @@ def plan_matrix(suite: Suite, *, solver_names: list[str] | None = None, instance
                 jobs: int = 1, tuned: dict[str, dict[str, Any]] | None = None,
                 max_nodes: int | None = None, min_nodes: int | None = None) -> MatrixPlan:
     """Expand the matrix and drop the cells the store already holds (per ``rerun``)."""
-    import solvers
+    from hopbench import solvers
 
     if rerun is not None and rerun not in RERUN_CHOICES:
         raise HopbenchError(f"--rerun must be one of {', '.join(RERUN_CHOICES)}, got {rerun!r}")
@@ -194,7 +194,7 @@ def git_commit() -> str | None:
 def make_executor(jobs: int, scheduler: str | None):
     """Local threads driving sandboxes, or a Dask distributed client's executor.
 
-    Connecting to ``scheduler`` takes at most :func:`~harness.bench.store.connect_timeout`
+    Connecting to ``scheduler`` takes at most :func:`~hopbench.harness.bench.store.connect_timeout`
     seconds (``$HOPBENCH_CONNECT_TIMEOUT``, default 10): ``Client``'s own ``timeout`` does
     not cover the handshake, so a port that accepts and never answers would hang it; the
     client is therefore built in a helper thread that is given up on at the deadline.
@@ -268,7 +268,7 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
     run times (never from their solvers' warm-ups); on local workers a status line under
     it says which solvers are being warmed up (:class:`Progress`).
     """
-    from harness.bench.sandbox import close_all, run_isolated
+    from hopbench.harness.bench.sandbox import close_all, run_isolated
 
     report = RunReport(total=len(plan.cells), ran=0, already_done=plan.skipped_done)
     if not plan.todo:
@@ -278,12 +278,12 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
                 executor[1].close()
         return report
     commit = git_commit()
-    import solvers
+    from hopbench import solvers
 
     # nothing but this coordinator may write the run's rows or alter the tables (a plug-in could try)
     watch = StoreWatch(store, [c["key"] for c in plan.cells])
     executor, client = executor or make_executor(jobs, scheduler)
-    run = uuid.uuid4().hex  # tells the workers which cells belong to this run (see harness.bench.sandbox)
+    run = uuid.uuid4().hex  # tells the workers which cells belong to this run (see hopbench.harness.bench.sandbox)
     # warm-ups are reported live by local sandboxes only (a Dask worker's thread cannot call back here)
     live = progress and client is None
     events: queue.SimpleQueue | None = queue.SimpleQueue() if live else None
@@ -293,7 +293,7 @@ def execute_plan(plan: MatrixPlan, store: Store, *, jobs: int = 1, scheduler: st
     problems: dict[str, Any] = {}  # the cells' problems, built once each, for re-verification
     finished = False  # else (a store failure, an interrupt) the workers are killed, not waited for
     try:
-        from harness.bench.eta import interleaved
+        from hopbench.harness.bench.eta import interleaved
 
         for cell in interleaved(plan.todo):  # every solver's time is measured early, for the ETA
             cell = dict(cell, run=run)
@@ -358,7 +358,7 @@ def record_result(store: Store, cell: dict[str, Any], result: dict[str, Any], co
     raises its one-line :class:`HopbenchError` (any other database error is turned into one)."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from harness.bench.store import shown_url
+    from hopbench.harness.bench.store import shown_url
 
     def failure(exc: BaseException) -> HopbenchError:
         reason = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0][:300]
@@ -393,7 +393,7 @@ def _listener(events: queue.SimpleQueue):
 
 
 def _solvers_to_warm_up(cells: list[dict[str, Any]]) -> list[str]:
-    """The solvers the sandboxes warm up before their first cell (every one: see harness.bench.sandbox)."""
+    """The solvers the sandboxes warm up before their first cell (every one: see hopbench.harness.bench.sandbox)."""
     return list(dict.fromkeys(c["solver"] for c in cells))
 
 
@@ -422,7 +422,7 @@ class Progress:
 
     A bar of the cells: done/total, elapsed time, failures and an ETA from the cells' own run
     times, estimated per solver and parameters when the ``cells`` to run are given
-    (:class:`harness.bench.eta.CellEstimator`: the time limit for solvers that run until it,
+    (:class:`hopbench.harness.bench.eta.CellEstimator`: the time limit for solvers that run until it,
     the measured time for the others); a solver's one-time warm-up is no cell's time; while solvers are still to be warmed
     up, the ETA says how many, as their warm-ups come on top).  Under it, when there are solvers
     to warm up (``warm_ups``, known from local workers), a status line: which solvers a worker is
@@ -433,7 +433,7 @@ class Progress:
 
     def __init__(self, total: int, *, warm_ups: list[str], slots: int, enabled: bool = True, file: Any = None,
                  clock: Any = time.monotonic, cells: list[dict[str, Any]] | None = None) -> None:
-        from harness.bench.eta import CellEstimator
+        from hopbench.harness.bench.eta import CellEstimator
 
         self.enabled = enabled
         self.estimator = CellEstimator(cells, slots, _declared_time_bound) if cells is not None else None
@@ -463,7 +463,7 @@ class Progress:
                                bar_format="{desc}", desc=self.status_text())
 
     def warm_up_event(self, event: str, solver: str, worker: Any, at: float) -> None:
-        """A sandbox's news (:data:`harness.bench.sandbox.Listener`): ``warming``, ``warmed`` or ``warm-up failed``."""
+        """A sandbox's news (:data:`hopbench.harness.bench.sandbox.Listener`): ``warming``, ``warmed`` or ``warm-up failed``."""
         if event == "warming":
             self.warming[worker] = (solver, at)
         else:
@@ -539,7 +539,7 @@ class Progress:
 
 def _declared_time_bound(name: str) -> bool:
     """Whether solver ``name`` says it runs until its time limit (its ``time_bound``)."""
-    import solvers
+    from hopbench import solvers
 
     try:
         return bool(getattr(solvers.get(name), "time_bound", False))

@@ -1,7 +1,7 @@
 """Run cells in a warm child process that can be killed when a cell overruns.
 
 The coordinator (or a Dask worker) calls :func:`run_isolated` from any thread.
-Each thread keeps one child ``python -m harness.bench.sandbox`` process, started
+Each thread keeps one child ``python -m hopbench.harness.bench.sandbox`` process, started
 once and reused for many cells: cells go in as JSON lines on its stdin, and
 messages come back as JSON lines on its stdout — ``ready`` once the child has
 imported everything, ``warming`` (with the solver's name) when it starts the
@@ -17,7 +17,7 @@ way a fresh child serves the next cell.  Using a subprocess (not multiprocessing
 keeps this working inside Dask's daemonic worker processes.
 
 Every solver is warmed up; the warm-up has its own limit
-(:func:`harness.bench.cells.warm_up_limit`: minutes for a solver shipped with hopbench,
+(:func:`hopbench.harness.bench.cells.warm_up_limit`: minutes for a solver shipped with hopbench,
 ``$HOPBENCH_PLUGIN_WARMUP_LIMIT`` = 60 s for a plug-in).  A plug-in whose warm-up fails —
 raises, kills its worker or overruns its limit — gets that failure as its cell's row (an
 error starting ``warm-up``), and so does every later cell of the same solver and
@@ -38,9 +38,9 @@ import time
 import weakref
 from typing import Any, Callable
 
-from harness._paths import REPO_ROOT
-from harness.bench.cells import failed_result, hard_limit, trusted, warm_up_limit
-from solvers.contract.limits import PLUGIN_MEMORY_LIMIT_ENV, PLUGIN_WARMUP_LIMIT_ENV, plugin_memory_limit, shown_bytes
+from hopbench.harness._paths import IMPORT_ROOT
+from hopbench.harness.bench.cells import failed_result, hard_limit, trusted, warm_up_limit
+from hopbench.solvers.contract.limits import PLUGIN_MEMORY_LIMIT_ENV, PLUGIN_WARMUP_LIMIT_ENV, plugin_memory_limit, shown_bytes
 
 #: seconds a new child may take to import harness, solvers and numba
 STARTUP_TIMEOUT = 300.0
@@ -70,11 +70,11 @@ class Sandbox:
         if memory is not None:
             env[SANDBOX_MEMORY_ENV] = str(int(memory))
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        # the child must import the same harness/solvers as this process
-        root = str(REPO_ROOT)
+        # the child must import the same hopbench as this process
+        root = str(IMPORT_ROOT)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
         self.stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "harness.bench.sandbox"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "hopbench.harness.bench.sandbox"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.stderr, env=env, start_new_session=True)
         self.ready = False
         self.phase = "start"
@@ -211,7 +211,7 @@ def run_isolated(cell: dict[str, Any], notify: Listener | None = None) -> dict[s
     seconds from sending the cell to its clock's start) and ``run_s`` (from then to the
     result; None when the cell never started).
     """
-    from harness.bench.store import now
+    from hopbench.harness.bench.store import now
 
     plugin = not trusted(cell)
     if plugin:
@@ -299,16 +299,16 @@ def _serve() -> None:
     protocol = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything a solver prints goes to stderr, never into the protocol
 
-    from harness.documents import json_default
+    from hopbench.harness.documents import json_default
 
     def send(message: dict[str, Any]) -> None:
         protocol.write(json.dumps(message, default=json_default, allow_nan=True) + "\n")
         protocol.flush()
 
-    from harness.bench.cells import run_cell, warm_up, warm_up_failure
-    from harness.errors import HopbenchError
-    from solvers.contract.registry import load_all
-    from solvers.contract.warmup import WarmUpFailed
+    from hopbench.harness.bench.cells import run_cell, warm_up, warm_up_failure
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.solvers.contract.registry import load_all
+    from hopbench.solvers.contract.warmup import WarmUpFailed
 
     _exit_with_parent()
     load_all()  # import every solver module now, not inside a cell

@@ -1,6 +1,6 @@
 """The results database: one SQLAlchemy URL (SQLite file by default, PostgreSQL for a shared store).
 
-Three tables (:mod:`harness.bench.schema`).  ``runs`` has one row per cell
+Three tables (:mod:`hopbench.harness.bench.schema`).  ``runs`` has one row per cell
 (instance x solver x params x seed), keyed by a unique ``cell_key``; recording a
 cell again (``--rerun``) replaces its row, so every cell is recorded exactly once.
 ``traces`` holds the anytime points of each run, ``tuned_params`` the best
@@ -66,7 +66,7 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
-from harness.bench.schema import (  # the tables are imported from here too (harness.report.board)
+from hopbench.harness.bench.schema import (  # the tables are imported from here too (hopbench.harness.report.board)
     HEAD,
     REVISIONS,
     RUN_COLUMNS,
@@ -77,8 +77,8 @@ from harness.bench.schema import (  # the tables are imported from here too (har
     tuned,
     version_table,
 )
-from harness.documents import json_default, strict_json
-from harness.errors import HopbenchError
+from hopbench.harness.documents import json_default, strict_json
+from hopbench.harness.errors import HopbenchError
 
 DEFAULT_URL = "sqlite:///hopbench.db"
 STATUSES = ("ok", "error", "timeout", "skipped")
@@ -204,7 +204,7 @@ def masked(text: str, url: str | None) -> str:
 
 def connect_timeout() -> int:
     """Seconds a database server gets to answer a connection: ``$HOPBENCH_CONNECT_TIMEOUT``, else 10."""
-    from harness.caps import env_seconds
+    from hopbench.harness.caps import env_seconds
 
     return max(1, math.ceil(env_seconds(CONNECT_TIMEOUT_ENV, DEFAULT_CONNECT_TIMEOUT)))  # the drivers take whole seconds
 
@@ -568,7 +568,7 @@ def row_damage(row: dict[str, Any]) -> str | None:
     text where a number belongs, a seed no run could have, or JSON that does not parse; such a row is
     reported and left out by every reader rather than stopping it.
     """
-    from harness import caps
+    from hopbench.harness import caps
 
     for key in _TEXT_COLUMNS:
         if key in row and not isinstance(row[key], str):

@@ -39,19 +39,19 @@ published reference rows must lie within the bounds the instance's kind knows
 ``{base}/cap{cap}/b{budget}/{objective}`` (plus ``/{family}`` and ``/regular``
 when set), e.g. ``torus:8x8/cap10/b16/aspl``.  Every other kind (``kind = "routing"``,
 or a plug-in kind) names its own keys, id and problem: the suite asks the kind
-registry (:mod:`harness.problems.registry`) and knows no kind by name.
+registry (:mod:`hopbench.harness.problems.registry`) and knows no kind by name.
 
 The whole file is checked when it loads, and every mistake is a one-line
-:class:`~harness.errors.HopbenchError` naming the file and the key: the file is
-read through :func:`harness.inputs.read_text` (a regular UTF-8 file of bounded
+:class:`~hopbench.harness.errors.HopbenchError` naming the file and the key: the file is
+read through :func:`hopbench.harness.inputs.read_text` (a regular UTF-8 file of bounded
 size and nesting); a top-level key is one of :data:`TOP_LEVEL_KEYS` or a table a
-kind of the suite owns (:attr:`~harness.problems.kind.ProblemKind.suite_tables`,
+kind of the suite owns (:attr:`~hopbench.harness.problems.kind.ProblemKind.suite_tables`,
 e.g. equality2022's ``[[published]]``); every key has its type; a kind refuses
-fields out of range (:meth:`~harness.problems.kind.ProblemKind.check_fields`: a
+fields out of range (:meth:`~hopbench.harness.problems.kind.ProblemKind.check_fields`: a
 negative budget, a cap below the base's degree, an unknown objective); formulas
-stay within :data:`harness.caps.FORMULA` (``**`` is refused before it is
-computed); seeds and the instance count are capped (:data:`harness.caps.SEEDS`,
-:data:`harness.caps.INSTANCES`) before anything is expanded.
+stay within :data:`hopbench.harness.caps.FORMULA` (``**`` is refused before it is
+computed); seeds and the instance count are capped (:data:`hopbench.harness.caps.SEEDS`,
+:data:`hopbench.harness.caps.INSTANCES`) before anything is expanded.
 """
 from __future__ import annotations
 
@@ -71,12 +71,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from harness import caps
-from harness._paths import INSTANCES_DIR
-from harness.errors import HopbenchError
-from harness.inputs import check_nesting, read_text
-from harness.problems.kind import InstanceResolver, ProblemKind, shown
-from harness.problems.registry import get_kind
+from hopbench.harness import caps
+from hopbench.harness._paths import INSTANCES_DIR
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.inputs import check_nesting, read_text
+from hopbench.harness.problems.kind import InstanceResolver, ProblemKind, shown
+from hopbench.harness.problems.registry import get_kind
 
 SPLITS = ("tune", "test")
 #: what a suite says about an instance besides its kind's own keys
@@ -175,7 +175,7 @@ def evaluate_formula(text: str, names: dict[str, Any], where: str, *,
     """Evaluate an arithmetic (or comparison) expression over ``names``, safely and boundedly.
 
     Numbers, names, ``+ - * / // % **``, parentheses and one comparison; every value, intermediate
-    ones included, stays within :data:`harness.caps.FORMULA`, and ``**`` is checked before it runs.
+    ones included, stays within :data:`hopbench.harness.caps.FORMULA`, and ``**`` is checked before it runs.
     A formula that is a bare name gives that name's value as it is (a grid var may be text for a
     ``{placeholder}``); text takes no part in arithmetic.
 
@@ -363,7 +363,7 @@ class _Loader:
         if spec in self._graphs:
             self._graphs.move_to_end(spec)
             return self._graphs[spec]
-        from harness.graphs.topologies import parse_spec
+        from hopbench.harness.graphs.topologies import parse_spec
 
         # every distinct base is built (its instance's id derives from it): their number and size are capped
         caps.SUITE_BASES.check(len(self._sizes) + 1, self.where("the number of distinct bases it builds"))
@@ -635,8 +635,8 @@ class _Loader:
         """Refuse an ``optimum``, ``best_known`` or published objective that the instance's bounds rule out.
 
         No solution scores below the kind's lower bound of the problem
-        (:meth:`~harness.problems.kind.ProblemKind.known_value_lower_bound`), nor above the kind's
-        upper bound (:meth:`~harness.problems.kind.ProblemKind.above_upper_bound`; for a
+        (:meth:`~hopbench.harness.problems.kind.ProblemKind.known_value_lower_bound`), nor above the kind's
+        upper bound (:meth:`~hopbench.harness.problems.kind.ProblemKind.above_upper_bound`; for a
         shortcut problem, what the base graph itself scores).  A value may
         be rounded to the digits it is written with.  Only instances that carry such values build
         their problem and bounds, so loading a large suite stays fast.  Annotated values are checked
@@ -732,7 +732,7 @@ def load_suite(name_or_path: str | Path) -> Suite:
     if not (text_name.endswith(".toml") or os.sep in text_name):
         path = suites_dir() / f"{text_name}.toml"
         if not path.exists():
-            from harness.suggestions import did_you_mean
+            from hopbench.harness.suggestions import did_you_mean
 
             available = ", ".join(list_suites()) or "none"
             raise HopbenchError(f"unknown suite {text_name!r};{did_you_mean(text_name, list_suites())} "

@@ -46,10 +46,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from harness import caps
-from harness._paths import PUBLISHED_TUNED_DIR
-from harness.errors import HopbenchError
-from harness.problems.registry import get_kind
+from hopbench.harness import caps
+from hopbench.harness._paths import PUBLISHED_TUNED_DIR
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.registry import get_kind
 
 SAMPLERS = ("tpe", "random", "grid")
 MAX_STUDY_NAME = 128
@@ -100,7 +100,7 @@ class TuneConfig:
         if self.study:
             return self.study  # its length is checked where the study is opened
         if self.suite_name is None:
-            from harness.bench.suites import load_suite
+            from hopbench.harness.bench.suites import load_suite
 
             self.suite_name = load_suite(self.suite).name
         return (f"{self.solver}@{self.suite_name}" + (f"-{self.split}" if self.split else "")
@@ -143,7 +143,7 @@ def search_space(solver_name: str, only: list[str] | None = None, fixed: dict[st
                  ) -> dict[str, Any]:
     """The parameters to tune (name -> Param): the solver's search space, restricted to
     ``only`` and without the ``fixed`` ones.  An empty space or an unknown name is an error."""
-    import solvers
+    from hopbench import solvers
 
     full = solvers.get(solver_name).search_space()
     if not full:
@@ -260,7 +260,7 @@ def trial_gap(result: dict[str, Any], reference: float) -> float:
 
 def journal_path(store_url: str) -> str | None:
     """The Optuna journal file beside a SQLite store (None for a server URL: the study lives in its database)."""
-    from harness.bench.store import parse_url
+    from hopbench.harness.bench.store import parse_url
 
     url = parse_url(store_url)  # a malformed URL is the store's one-line error
     if url.get_backend_name() != "sqlite":
@@ -314,7 +314,7 @@ def optuna_storage(store_url: str):
     from optuna.storages.journal import JournalFileBackend
     from sqlalchemy import event
 
-    from harness.bench.store import engine_options, error_listener
+    from hopbench.harness.bench.store import engine_options, error_listener
 
     journal = journal_path(store_url)
     if journal is not None:
@@ -357,7 +357,7 @@ def open_study(cfg: TuneConfig, worker: int = 0):
 
     import optuna
 
-    from harness.bench.store import DEFAULT_URL, connect_timeout, failure_reason, masked, shown_url
+    from hopbench.harness.bench.store import DEFAULT_URL, connect_timeout, failure_reason, masked, shown_url
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     for handler in logging.getLogger("optuna").handlers:
@@ -389,7 +389,7 @@ def open_study(cfg: TuneConfig, worker: int = 0):
 
 
 def _instances(cfg: TuneConfig):
-    from harness.bench.suites import load_suite
+    from hopbench.harness.bench.suites import load_suite
 
     suite = load_suite(cfg.suite)
     cfg.suite_name = suite.name
@@ -398,9 +398,9 @@ def _instances(cfg: TuneConfig):
 
 def _prepare(cfg: TuneConfig) -> None:
     """Create the study, freeze the references and enqueue the defaults (idempotent)."""
-    import solvers
-    from harness.bench.runner import effective_time_limit
-    from harness.bench.store import Store
+    from hopbench import solvers
+    from hopbench.harness.bench.runner import effective_time_limit
+    from hopbench.harness.bench.store import Store
 
     suite, instances = _instances(cfg)
     cls = solvers.get(cfg.solver)
@@ -538,11 +538,11 @@ def _objective_factory(cfg: TuneConfig, stop: StopRequest | None = None, progres
     """The study's objective; a store that cannot record a run stops the study (:class:`_StoreFailed`)."""
     import optuna
 
-    import solvers
-    from harness.bench.cells import make_cell, recheck, result_row
-    from harness.bench.runner import effective_time_limit, git_commit, threads_per_worker
-    from harness.bench.sandbox import run_isolated
-    from harness.bench.store import Store, params_tag
+    from hopbench import solvers
+    from hopbench.harness.bench.cells import make_cell, recheck, result_row
+    from hopbench.harness.bench.runner import effective_time_limit, git_commit, threads_per_worker
+    from hopbench.harness.bench.sandbox import run_isolated
+    from hopbench.harness.bench.store import Store, params_tag
 
     suite, instances = _instances(cfg)
     cls = solvers.get(cfg.solver)
@@ -612,7 +612,7 @@ def _objective_factory(cfg: TuneConfig, stop: StopRequest | None = None, progres
 def run_worker(cfg: TuneConfig, n_trials: int, worker: int, progress: Progress | None = None) -> bool:
     """One worker: ``n_trials`` trials on the shared study (failed trials do not stop it).  Ctrl-C or SIGTERM
     ends the running trial as pruned and the worker with it; returns whether that happened."""
-    from harness.bench.sandbox import close_all
+    from hopbench.harness.bench.sandbox import close_all
 
     if n_trials <= 0:
         return False
@@ -707,7 +707,7 @@ def _fail_orphans(cfg: TuneConfig, pid: int) -> None:
 def tune(cfg: TuneConfig, progress: Progress | None = None) -> TuneResult:
     """Run ``cfg.trials`` trials with ``cfg.workers`` processes; return the study's best.  ``progress`` hears the
     trials of a single worker (several workers print one line per finished trial to stderr instead)."""
-    import solvers
+    from hopbench import solvers
 
     if cfg.sampler not in SAMPLERS:
         raise HopbenchError(f"unknown sampler {cfg.sampler!r}; use one of {', '.join(SAMPLERS)}")
@@ -808,9 +808,9 @@ def save_directory(where: str | None = None) -> Path:
 
 def save_tuned(cfg: TuneConfig, result: TuneResult, directory: Path | None = None) -> Path:
     """Write the best parameters to ``DIRECTORY/SOLVER.json`` (default :func:`user_tuned_dir`) and the store."""
-    import solvers
-    from harness import __version__
-    from harness.bench.store import Store
+    from hopbench import solvers
+    from hopbench.harness import __version__
+    from hopbench.harness.bench.store import Store
 
     if not result.best_params:
         raise HopbenchError(f"study {result.study} has no completed trial; nothing to save")
@@ -826,7 +826,7 @@ def save_tuned(cfg: TuneConfig, result: TuneResult, directory: Path | None = Non
     except OSError as exc:
         raise HopbenchError(f"cannot write the tuned parameters to {path}: {exc.strerror or exc}; "
                             f"give a writable --save-to DIR") from None
-    from harness.outputs import replace_file
+    from hopbench.harness.outputs import replace_file
 
     # whole or not at all, never through a link planted at SOLVER.json
     replace_file(path, (json.dumps(doc, indent=1) + "\n").encode(), "give a writable --save-to DIR")
@@ -850,7 +850,7 @@ def load_tuned(solver_names: list[str] | None = None, directory: Path | None = N
     """Tuned parameters per solver: the user's own (:func:`user_tuned_dir`, written by ``tune --save``) where
     there are some, else the published ones shipped with hopbench; solvers with neither keep their defaults.
     ``directory`` reads that folder alone."""
-    import solvers
+    from hopbench import solvers
 
     names = solver_names or solvers.names()
     out = {}

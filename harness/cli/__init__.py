@@ -11,7 +11,7 @@ import os
 import pkgutil
 import sys
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 
 class Parser(argparse.ArgumentParser):
@@ -22,7 +22,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> Parser:
-    from harness import __version__
+    from hopbench.harness import __version__
 
     parser = Parser(prog="hopbench",
                     description="Benchmark harness for HPC-interconnect topology optimisation.")
@@ -30,12 +30,12 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         if not info.name.startswith("_"):
-            importlib.import_module(f"harness.cli.{info.name}").register(sub)
+            importlib.import_module(f"hopbench.harness.cli.{info.name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    from harness.terminal import escaping_output
+    from hopbench.harness.terminal import escaping_output
 
     # user text (ids, parameters, names) may hold terminal escape sequences: shown escaped, never run
     with escaping_output():
@@ -70,7 +70,7 @@ def _main(argv: list[str] | None) -> int:
 def _warn_broken_plugins() -> None:
     """One line per solver plug-in that failed to load, once the command has done its work with the others
     (only when the command looked at the solvers: the registry is imported by the commands that do)."""
-    registry = sys.modules.get("solvers.contract.registry")
+    registry = sys.modules.get("hopbench.solvers.contract.registry")
     if registry is not None and getattr(registry, "_plugins_loaded", False):
         for line in registry.plugin_failures():
             print(f"warning: {line}; fix it, or take it out of HOPBENCH_SOLVER_MODULES (or uninstall its package)",

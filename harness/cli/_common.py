@@ -12,9 +12,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness import caps
-from harness.documents import strict_json
-from harness.errors import HopbenchError
+from hopbench.harness import caps
+from hopbench.harness.documents import strict_json
+from hopbench.harness.errors import HopbenchError
 
 
 def parse_assignments(items: list[str] | None, what: str = "--param") -> dict[str, str]:
@@ -82,10 +82,10 @@ def output_file(text: str, reads: Mapping[str | Path, str] | None = None, *, for
     """The path of an ``-o FILE``, checked before any work is done (a long run must not fail at the end).
 
     ``reads`` maps the files the command reads to what they are: ``-o`` naming one of them (or a link to
-    it) is refused, as it would destroy its own input (see :func:`harness.outputs.store_files`).  A file
-    there that hopbench did not write is refused unless ``force`` (:func:`harness.outputs.check_ours`).
+    it) is refused, as it would destroy its own input (see :func:`hopbench.harness.outputs.store_files`).  A file
+    there that hopbench did not write is refused unless ``force`` (:func:`hopbench.harness.outputs.check_ours`).
     """
-    from harness.outputs import check_ours, refuse_overwriting_inputs
+    from hopbench.harness.outputs import check_ours, refuse_overwriting_inputs
 
     import errno
     import os
@@ -162,10 +162,10 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
     same hard limits (:func:`run_sandboxed`); ``kind`` and ``fields`` (the instance fields the problem is
     built from) say what to build there.  Its solution comes back as a document, ``on_report`` hears nothing.
     """
-    import solvers
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
-    from solvers.contract.warmup import warm_up_solver
+    from hopbench import solvers
+    from hopbench.solvers.contract.budget import Budget
+    from hopbench.solvers.contract.execution import execute
+    from hopbench.solvers.contract.warmup import warm_up_solver
 
     seconds = time_limit if time_limit is not None else args.time_limit
     if not solvers.is_builtin(solver.name) and kind is not None and fields is not None:
@@ -185,14 +185,14 @@ def run_solver(solver: Any, problem: Any, args: argparse.Namespace, *, on_report
 def run_sandboxed(solver: Any, kind: str, fields: dict[str, Any], *, seed: int, time_limit: float | None,
                   evaluations: int | None, on_start: Any = None) -> Any:
     """Run a plug-in once as ``hopbench run`` runs its cells: in a sandbox process of its own
-    (:func:`harness.bench.sandbox.run_isolated`), its warm-up held to the plug-in warm-up limit, killed with its
+    (:func:`hopbench.harness.bench.sandbox.run_isolated`), its warm-up held to the plug-in warm-up limit, killed with its
     process group at the hard limit (1.2 x the time limit + 5 s; without ``--time-limit`` the limit a suite's
     cells get by default, 60 s), its address space capped (``RLIMIT_AS``).  Any outcome but a solution is one
     line (:class:`HopbenchError`); the solution document is re-checked by the caller, as always."""
     from types import SimpleNamespace
 
-    from harness.bench.runner import DEFAULT_TIME_LIMIT
-    from harness.bench.sandbox import close_all, run_isolated
+    from hopbench.harness.bench.runner import DEFAULT_TIME_LIMIT
+    from hopbench.harness.bench.sandbox import close_all, run_isolated
 
     limit = float(time_limit) if time_limit is not None else DEFAULT_TIME_LIMIT
     cell = {"key": f"{solver.name}|{kind}|{seed}", "run": f"cli-{id(solver)}", "suite": "(command line)",
@@ -258,11 +258,11 @@ def interrupted_note(output: str | None, what: str) -> str:
 
 def rechecked(kind: str, problem: Any, solution: Any, solver: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The result document of ``solution`` and its recomputed metrics, once hopbench has re-verified it as
-    an answer to ``problem`` (:meth:`~harness.problems.kind.ProblemKind.check_result`): nothing a solver
+    an answer to ``problem`` (:meth:`~hopbench.harness.problems.kind.ProblemKind.check_result`): nothing a solver
     says of its own solution is printed or written unchecked.  A refusal is a one-line error."""
-    from harness.documents import json_default
-    from harness.errors import InvalidSolution
-    from harness.problems.registry import get_kind
+    from hopbench.harness.documents import json_default
+    from hopbench.harness.errors import InvalidSolution
+    from hopbench.harness.problems.registry import get_kind
 
     verdict = None
     try:

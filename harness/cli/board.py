@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.terminal import printable
+from hopbench.harness.terminal import printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,8 +32,8 @@ def _suites(args, store) -> list[tuple[str, object]]:
     """``(name, Suite or None)`` for each requested suite (suite files give references and optima)."""
     from pathlib import Path
 
-    from harness.bench.suites import load_suite
-    from harness.errors import HopbenchError
+    from hopbench.harness.bench.suites import load_suite
+    from hopbench.harness.errors import HopbenchError
 
     wanted = [s.strip() for item in (args.suite or []) for s in item.split(",") if s.strip()]
     if not wanted:
@@ -66,9 +66,9 @@ def _suites(args, store) -> list[tuple[str, object]]:
 def _check_recorded(store, suites: list[tuple[str, object]]) -> None:
     """Every requested suite has runs in the store (outside tuning studies), checked before anything is
     written; a typo is a one-line error listing the suites the store holds."""
-    from harness.bench.store import shown_url
-    from harness.cli.results import recorded
-    from harness.errors import HopbenchError
+    from hopbench.harness.bench.store import shown_url
+    from hopbench.harness.cli.results import recorded
+    from hopbench.harness.errors import HopbenchError
 
     held = recorded(store, "suite", studies=False)
     holds = f"it holds runs of {', '.join(held)}" if held else "it holds no runs"
@@ -85,12 +85,12 @@ def _check_recorded(store, suites: list[tuple[str, object]]) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness.bench.store import Store
-    from harness.errors import HopbenchError
-    from harness.outputs import check_directory_place, store_files
-    from harness.report.board import build_board
-    from harness.report.site import SITE_DIR, check_suite_name, write_site
-    from harness.report.writer import DEFAULT_COMPRESS_OVER, write_board
+    from hopbench.harness.bench.store import Store
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.outputs import check_directory_place, store_files
+    from hopbench.harness.report.board import build_board
+    from hopbench.harness.report.site import SITE_DIR, check_suite_name, write_site
+    from hopbench.harness.report.writer import DEFAULT_COMPRESS_OVER, write_board
 
     out = Path(args.output)
     if out.exists() and not out.is_dir():

@@ -13,7 +13,7 @@ import argparse
 import math
 import re
 
-from harness.cli._common import fmt_number, print_json
+from hopbench.harness.cli._common import fmt_number, print_json
 
 #: seconds the all-pairs cross-check of ``evaluate --check`` may be estimated to take: it is quadratic
 #: in N (N=200,000 at d=20,000: about 1,400 s estimated), while the evaluation itself is one BFS
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _network(spec: str):
-    from harness.problems.shortcut import equality as eq
+    from hopbench.harness.problems.shortcut import equality as eq
 
     s = spec.strip()
     if re.fullmatch(r"[eE]\d{3}", s):
@@ -67,7 +67,7 @@ def _network(spec: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.errors import HopbenchError
+    from hopbench.harness.errors import HopbenchError
 
     action = getattr(args, "equality_command", None)
     if action == "evaluate":
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from harness.errors import HopbenchError
+    from hopbench.harness.errors import HopbenchError
 
     net = _network(args.spec)
     if args.p is not None:
@@ -92,7 +92,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         net = dataclasses.replace(net, p=args.p, _label=None)
     graph = None
     if args.check:
-        from harness.engine.distances import summary_seconds_estimate
+        from hopbench.harness.engine.distances import summary_seconds_estimate
 
         # refused up front, before the evaluation: the all-pairs engine is quadratic in N
         graph = net.graph()
@@ -103,7 +103,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                                 f"exact because Equality networks are vertex-transitive")
     doc = net.summary()
     if graph is not None:
-        from harness.engine.distances import summary
+        from hopbench.harness.engine.distances import summary
 
         s = summary(graph)
         doc["check"] = {"a": s.aspl, "d": s.diameter,
@@ -125,7 +125,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _published(args: argparse.Namespace) -> int:
-    from harness.problems.shortcut import equality as eq
+    from hopbench.harness.problems.shortcut import equality as eq
 
     rows = eq.reproduce_published()
     if args.json:
@@ -144,8 +144,8 @@ def _published(args: argparse.Namespace) -> int:
 
 
 def _cost(args: argparse.Namespace) -> int:
-    from harness import caps
-    from harness.analysis import physical_cost as pc
+    from hopbench.harness import caps
+    from hopbench.harness.analysis import physical_cost as pc
 
     graph, p_default = pc.load_network(args.network)
     p = args.p if args.p is not None else (p_default if p_default is not None else 8)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.cli._common import fmt_number, interruptible, print_json, sample_count, seed_value
+from hopbench.harness.cli._common import fmt_number, interruptible, print_json, sample_count, seed_value
 
 
 #: an evaluation estimated to take longer than this is announced on stderr first
@@ -36,10 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.engine.summary import seconds_estimate, summary  # numpy below 1,000 vertices: no numba
-    from harness.errors import HopbenchError
-    from harness.graphs.bounds import lower_bounds
-    from harness.problems import networks
+    from hopbench.harness.engine.summary import seconds_estimate, summary  # numpy below 1,000 vertices: no numba
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.graphs.bounds import lower_bounds
+    from hopbench.harness.problems import networks
 
     if (args.edgefile is None) == (args.topology is None):
         raise HopbenchError("give either an edge file or --topology SPEC (exactly one)")
@@ -62,12 +62,12 @@ def run(args: argparse.Namespace) -> int:
     doc = {"n": g.n, "m": g.m, "max_degree": g.max_degree, "connected": s.connected,
            "diameter": s.diameter, "aspl": s.aspl, "lower_bound": {"diameter": lb_d, "aspl": lb_a}}
     if args.fault_tolerance:
-        from harness.analysis.fault_tolerance import fault_tolerance
+        from hopbench.harness.analysis.fault_tolerance import fault_tolerance
 
         ft = fault_tolerance(g, samples=args.fault_tolerance, seed=args.seed)
         doc["fault_tolerance"] = {"mean_percent": ft.mean_percent, "ci95": ft.ci95, "samples": args.fault_tolerance}
     if args.throughput is not None:
-        from harness.traffic.study import throughput_bounds
+        from hopbench.harness.traffic.study import throughput_bounds
 
         doc["throughput"] = throughput_bounds(network, args.throughput, routing=args.routing,
                                               endpoints=args.endpoints, seed=args.seed, backend=args.lp_backend)

@@ -2,7 +2,7 @@
 
 Formats: ``golf`` (Graph Golf edge list), ``graphml`` (with an integer
 ``endpoints`` node attribute, for SST Merlin's topoAny), ``anynet`` (BookSim)
-and ``json`` (routing tables).  See :mod:`harness.report.exports`.
+and ``json`` (routing tables).  See :mod:`hopbench.harness.report.exports`.
 """
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.cli._common import add_force_option
-from harness.errors import HopbenchError
+from hopbench.harness.cli._common import add_force_option
+from hopbench.harness.errors import HopbenchError
 
-#: :data:`harness.report.exports.FORMATS`, repeated here so that ``--help`` need not import numpy
+#: :data:`hopbench.harness.report.exports.FORMATS`, repeated here so that ``--help`` need not import numpy
 #: (tests/harness/report/test_exports.py checks the two agree)
 FORMATS = ("golf", "graphml", "anynet", "json")
 
@@ -38,13 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.cli._common import output_file, spec_file
-    from harness.documents import read_json
-    from harness.outputs import write_output_file
-    from harness.problems.networks import from_document
-    from harness.problems.registry import verify_document
-    from harness.problems.routing.kind import ROUTES_FORMAT
-    from harness.report.exports import export_text, load_network
+    from hopbench.harness.cli._common import output_file, spec_file
+    from hopbench.harness.documents import read_json
+    from hopbench.harness.outputs import write_output_file
+    from hopbench.harness.problems.networks import from_document
+    from hopbench.harness.problems.registry import verify_document
+    from hopbench.harness.problems.routing.kind import ROUTES_FORMAT
+    from hopbench.harness.report.exports import export_text, load_network
 
     if (args.file is None) == (args.topology is None):
         raise HopbenchError("give either a result FILE or --topology SPEC to export")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli._common import print_json
-from harness.terminal import printable
+from hopbench.harness.cli._common import print_json
+from hopbench.harness.terminal import printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.bench.suites import list_suites, load_suite
+    from hopbench.harness.bench.suites import list_suites, load_suite
 
     if args.suite is None:
         rows = []

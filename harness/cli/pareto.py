@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.terminal import printable
+from hopbench.harness.terminal import printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,10 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness.bench.store import Store
-    from harness.errors import HopbenchError
-    from harness.outputs import check_directory_place, store_files
-    from harness.report.pareto import pareto_points, write_pareto
+    from hopbench.harness.bench.store import Store
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.outputs import check_directory_place, store_files
+    from hopbench.harness.report.pareto import pareto_points, write_pareto
 
     out = Path(args.output)
     if out.exists() and not out.is_dir():

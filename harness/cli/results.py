@@ -25,7 +25,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from harness.cli._common import add_force_option, output_file, print_json
+from hopbench.harness.cli._common import add_force_option, output_file, print_json
 
 JSON_COLUMNS = ["instance", "suite", "solver", "params", "params_tag", "seed", "status", "error", "objective",
                 "diameter", "aspl", "metrics", "elapsed_s", "evaluations", "solution", "kind", "study", "trial",
@@ -56,11 +56,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.bench.store import DEFAULT_URL, Store, creates_file, merge, run_column_names, shown_url
-    from harness.errors import HopbenchError
-    from harness.outputs import same_path, store_files, write_output_file
+    from hopbench.harness.bench.store import DEFAULT_URL, Store, creates_file, merge, run_column_names, shown_url
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.outputs import same_path, store_files, write_output_file
 
-    from harness.bench.archive import is_archive
+    from hopbench.harness.bench.archive import is_archive
 
     if is_archive(args.merge_from):
         return import_runs(args)
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise HopbenchError(f"--merge-from {shown_url(args.merge_from)} is the store it would merge into "
                             f"(--storage {shown_url(args.storage or DEFAULT_URL)}); give another store")
     if args.merge_from:
-        from harness.bench.store import refuse_in_memory
+        from hopbench.harness.bench.store import refuse_in_memory
 
         refuse_in_memory(args.storage, "the runs merged there would be lost when the command ends")
         # a missing, empty or damaged source is refused, and the filters are checked against the runs of both
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         docs = [json_row(r) for r in rows]
         if out is not None:
-            from harness.documents import strict_json
+            from hopbench.harness.documents import strict_json
 
             write_output_file(out, json.dumps(strict_json(docs), indent=1) + "\n", force=args.force)
         else:
@@ -141,13 +141,13 @@ def run(args: argparse.Namespace) -> int:
 
 def import_runs(args: argparse.Namespace) -> int:
     """``--merge-from <board>/runs.jsonl.xz``: a published board's runs loaded into ``--storage``, each re-checked
-    first (:mod:`harness.bench.archive`); a refused row is one line on stderr, and nothing is imported.  Then the
+    first (:mod:`hopbench.harness.bench.archive`); a refused row is one line on stderr, and nothing is imported.  Then the
     command shows what it shows after any merge."""
     from pathlib import Path
 
-    from harness.bench.archive import ArchiveRefused, import_archive
-    from harness.bench.store import DEFAULT_URL, refuse_in_memory, shown_url
-    from harness.errors import HopbenchError
+    from hopbench.harness.bench.archive import ArchiveRefused, import_archive
+    from hopbench.harness.bench.store import DEFAULT_URL, refuse_in_memory, shown_url
+    from hopbench.harness.errors import HopbenchError
 
     refuse_in_memory(args.storage, "the runs loaded there would be lost when the command ends")
     if args.output or args.suite or args.solver or args.format != "table":
@@ -171,7 +171,7 @@ SHOWN_REFUSED = 20
 
 
 def printable_line(text: str) -> str:
-    from harness.terminal import printable
+    from hopbench.harness.terminal import printable
 
     return printable(text)
 
@@ -191,7 +191,7 @@ def recorded(store, column: str, *, studies: bool = True) -> list[str]:
     ``studies=False`` leaves out the runs of tuning studies."""
     from sqlalchemy import select
 
-    from harness.bench.schema import runs
+    from hopbench.harness.bench.schema import runs
 
     query = select(runs.c[column]).distinct()
     if not studies:
@@ -206,7 +206,7 @@ def suite_file(text: str | None) -> dict[str, str]:
         return {}
     if text.endswith(".toml") or os.sep in text:
         return {text: "the suite file"}
-    from harness.bench.suites import suites_dir
+    from hopbench.harness.bench.suites import suites_dir
 
     return {os.path.join(suites_dir(), f"{text.strip()}.toml"): "the suite file"}
 
@@ -218,8 +218,8 @@ def _recorded_in(stores: list, column: str) -> list[str]:
 def check_suite(stores: list, text: str) -> str:
     """The suite name ``--suite`` asks for (a suite file's path gives its name): one the ``stores`` have runs of
     or a suite file defines; anything else is a one-line error listing the suites the stores hold."""
-    from harness.bench.suites import list_suites, load_suite
-    from harness.errors import HopbenchError
+    from hopbench.harness.bench.suites import list_suites, load_suite
+    from hopbench.harness.errors import HopbenchError
 
     name = load_suite(text).name if text.endswith(".toml") or os.sep in text else text.strip()
     held = _recorded_in(stores, "suite")
@@ -232,7 +232,7 @@ def check_suite(stores: list, text: str) -> str:
 
 def check_solvers(stores: list, text: str) -> list[str]:
     """The solver names of ``--solver A,B``: each one the ``stores`` have runs of or a registered solver."""
-    from harness.errors import HopbenchError
+    from hopbench.harness.errors import HopbenchError
 
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
@@ -240,7 +240,7 @@ def check_solvers(stores: list, text: str) -> list[str]:
     held = _recorded_in(stores, "solver")
     if all(n in held for n in names):
         return names
-    import solvers  # only now: importing every solver module takes a while
+    from hopbench import solvers  # only now: importing every solver module takes a while
 
     unknown = [n for n in names if n not in held and n not in solvers.names()]
     if unknown:  # a typo, most likely: say so instead of an empty table
@@ -361,7 +361,7 @@ def _csv_times(values: list[datetime | None]) -> list[str]:
 
 
 def _csv_cells(values: list[Any]) -> list[str]:
-    from harness.report.formatting import csv_safe  # text cells a spreadsheet would run as formulas
+    from hopbench.harness.report.formatting import csv_safe  # text cells a spreadsheet would run as formulas
 
     kind = _kind(values)
     if kind == "float":

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import sys
 
-from harness.cli._common import (INTERRUPTED_EXIT, add_solver_options, fmt_number, interrupted_note, output_file,
+from hopbench.harness.cli._common import (INTERRUPTED_EXIT, add_solver_options, fmt_number, interrupted_note, output_file,
                                  parse_assignments, print_json, rechecked, run_solver)
 
 
@@ -32,10 +32,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import solvers
-    from harness.documents import dumps
-    from harness.errors import HopbenchError
-    from harness.problems.routing import make_problem
+    from hopbench import solvers
+    from hopbench.harness.documents import dumps
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.problems.routing import make_problem
 
     solver = solvers.create(args.solver, **parse_assignments(args.param))
     if "routing" not in solver.kinds:
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
                                 ("rules", args.rules), ("objective", args.objective)) if v is not None}
     sandbox = dict(kind="routing", fields=fields)
     if not args.json and sys.stderr.isatty():
-        from harness.cli.solve import LiveLine
+        from hopbench.harness.cli.solve import LiveLine
 
         with LiveLine(sys.stderr, solver.name, None) as line:
             outcome = run_solver(solver, problem, args, on_report=line.report, on_start=line.start, **sandbox)
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if outcome.interrupted:
         doc["interrupted"] = True  # the best table found when Ctrl-C came
     if out is not None:
-        from harness.outputs import write_output_file
+        from hopbench.harness.outputs import write_output_file
 
         write_output_file(out, dumps(doc, indent=1) + "\n", force=args.force)
     if outcome.interrupted:

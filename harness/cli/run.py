@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.cli._common import positive_seconds, seed_count
+from hopbench.harness.cli._common import positive_seconds, seed_count
 
 EXIT_CODES = """exit status:
   0    every cell of the matrix is recorded ok or skipped (skipped: the solver declined the instance)
@@ -52,8 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _seeds(args) -> list[int] | None:
-    from harness import caps
-    from harness.errors import HopbenchError
+    from hopbench.harness import caps
+    from hopbench.harness.errors import HopbenchError
 
     if args.seed_list:
         parts = [s for s in args.seed_list.split(",") if s.strip()]
@@ -76,12 +76,12 @@ def _seeds(args) -> list[int] | None:
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from harness import caps
-    from harness.bench.runner import execute_plan, make_executor, plan_matrix, resume_plan, summary_table
-    from harness.bench.store import Store, shown_url
-    from harness.bench.suites import load_suite
-    from harness.errors import HopbenchError
-    from solvers.contract.limits import plugin_warm_up_limit
+    from hopbench.harness import caps
+    from hopbench.harness.bench.runner import execute_plan, make_executor, plan_matrix, resume_plan, summary_table
+    from hopbench.harness.bench.store import Store, shown_url
+    from hopbench.harness.bench.suites import load_suite
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.solvers.contract.limits import plugin_warm_up_limit
 
     jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, caps.WORKERS.limit())
     if jobs < 1:
@@ -101,13 +101,13 @@ def run(args: argparse.Namespace) -> int:
         _check_solvers(suite, chosen, solver_names)
     tuned = None
     if args.params == "tuned":
-        from harness.bench.tuning import load_tuned, tuned_file
+        from hopbench.harness.bench.tuning import load_tuned, tuned_file
 
         tuned = load_tuned(solver_names)
         for name, params in tuned.items():
             print(f"tuned parameters of {name}: {params} ({tuned_file(name)})", file=sys.stderr)
     plugin_warm_up_limit()  # a malformed HOPBENCH_PLUGIN_WARMUP_LIMIT is an error now, not in every cell
-    from harness.bench.store import refuse_in_memory
+    from hopbench.harness.bench.store import refuse_in_memory
 
     refuse_in_memory(args.storage, "the runs recorded there would be lost when the command ends")
     # the whole matrix is planned (every --param checked) before the store is opened, or created
@@ -117,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
     # an unreachable scheduler fails here, before a store is created
     pool = make_executor(jobs, args.scheduler) if args.scheduler else None
     try:
-        from harness.bench.store import DEFAULT_URL
-        from harness.outputs import refuse_overwriting_inputs, store_files
+        from hopbench.harness.bench.store import DEFAULT_URL
+        from hopbench.harness.outputs import refuse_overwriting_inputs, store_files
 
         for path in store_files(args.storage or DEFAULT_URL):  # a store written over the suite file would destroy it
             refuse_overwriting_inputs(path, {suite.path: "the suite file"}, "--storage")
@@ -142,8 +142,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_solvers(suite, chosen: list, solver_names: list[str]) -> None:
     """Every solver named in ``--solver`` exists and solves some selected instance (a typo is an error)."""
-    import solvers
-    from harness.errors import HopbenchError
+    from hopbench import solvers
+    from hopbench.harness.errors import HopbenchError
 
     kinds = {i.kind for i in chosen}
     for name in solver_names:
@@ -157,7 +157,7 @@ def _failures(plan, report, store, args: argparse.Namespace) -> int:
     """The exit status: 1 if a cell of the matrix is recorded as error or timeout (see EXIT_CODES)."""
     import shlex
 
-    from harness.bench.store import shown_url
+    from hopbench.harness.bench.store import shown_url
 
     recorded = store.statuses([c["key"] for c in plan.cells])
     failed = sum(status in ("error", "timeout") for status in recorded.values())

@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harness.cli._common import add_force_option, seed_value
-from harness.errors import HopbenchError
+from hopbench.harness.cli._common import add_force_option, seed_value
+from hopbench.harness.errors import HopbenchError
 
-#: :data:`harness.traffic.patterns.PATTERNS` and :data:`harness.traffic.study.ROUTINGS`, repeated so
+#: :data:`hopbench.harness.traffic.patterns.PATTERNS` and :data:`hopbench.harness.traffic.study.ROUTINGS`, repeated so
 #: that ``--help`` stays light (tests/harness/cli/test_simulate.py checks they agree)
 PATTERNS = ("uniform", "randperm", "bitrev", "bitcomp", "transpose", "shuffle", "tornado", "neighbor", "hotspot")
 ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "minimal", "table")
@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _network(args: argparse.Namespace):
-    from harness.problems import networks
+    from hopbench.harness.problems import networks
 
     if (args.file is None) == (args.topology is None):
         raise HopbenchError("give either a network FILE or --topology SPEC (exactly one)")
@@ -85,10 +85,10 @@ HEADER = (" offered injected accepted  latency   median      p99  network queuei
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.cli._common import output_file, parse_assignments, print_json, spec_file
-    from harness.outputs import write_output_file
-    from harness.traffic.simulator import router_config
-    from harness.traffic.study import parse_loads, prepare, run_study, study_document
+    from hopbench.harness.cli._common import output_file, parse_assignments, print_json, spec_file
+    from hopbench.harness.outputs import write_output_file
+    from hopbench.harness.traffic.simulator import router_config
+    from hopbench.harness.traffic.study import parse_loads, prepare, run_study, study_document
 
     if args.cycle_ns is not None and not (0 < args.cycle_ns < 1e6):
         raise HopbenchError(f"--cycle-ns must be a positive number of nanoseconds, got {args.cycle_ns}")
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
                        force=args.force) if args.plot else None
     network = _network(args)
     if args.engine == "booksim":
-        from harness.traffic.booksim_study import run_booksim_study
+        from hopbench.harness.traffic.booksim_study import run_booksim_study
 
         doc = run_booksim_study(network, args, loads, config)
     else:
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         write_output_file(out, json.dumps(doc, indent=1, allow_nan=False) + "\n", force=args.force)
         print(f"wrote {out}", file=sys.stderr)
     if plot is not None:
-        from harness.report.traffic_plots import write_latency_plot
+        from hopbench.harness.report.traffic_plots import write_latency_plot
 
         try:
             write_latency_plot([doc], plot, force=args.force)

@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Any, TextIO
 
-from harness.cli._common import (INTERRUPTED_EXIT, add_solver_options, fmt_number, interrupted_note, output_file,
+from hopbench.harness.cli._common import (INTERRUPTED_EXIT, add_solver_options, fmt_number, interrupted_note, output_file,
                                  parse_assignments, print_json, rechecked, run_solver, spec_file)
 
 
@@ -54,13 +54,13 @@ BUDGET_NAMES = {"N": "the base's vertex count", "n": "the base's vertex count", 
 def budget_value(text: str, n: int, cap: int) -> int:
     """``--budget``: an integer, or a formula of the base's vertex count and the degree cap, evaluated by the
     suite files' evaluator (same operators, same bounds)."""
-    from harness.errors import HopbenchError
+    from hopbench.harness.errors import HopbenchError
 
     try:
         return int(text)
     except ValueError:
         pass
-    from harness.bench.suites import evaluate_formula
+    from hopbench.harness.bench.suites import evaluate_formula
 
     value = evaluate_formula(text, {"N": n, "n": n, "d": cap, "cap": cap}, "--budget", meanings=BUDGET_NAMES)
     if isinstance(value, float) and value.is_integer():
@@ -73,9 +73,9 @@ def budget_value(text: str, n: int, cap: int) -> int:
 
 def instance_problem(args: argparse.Namespace) -> tuple[Any, Any]:
     """The problem (and its suite) that ``--suite S --instance ID`` names."""
-    from harness.bench.suites import load_suite
-    from harness.errors import HopbenchError
-    from harness.suggestions import did_you_mean
+    from hopbench.harness.bench.suites import load_suite
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.suggestions import did_you_mean
 
     given = [f"--{k}" for k in ("base", "cap", "budget", "objective", "family") if getattr(args, k) is not None]
     if given:
@@ -100,9 +100,9 @@ def instance_problem(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def shortcut_problem(args: argparse.Namespace) -> Any:
     """The problem ``--base``, ``--cap``, ``--budget`` (a formula), ``--objective`` and ``--family`` describe."""
-    from harness.errors import HopbenchError
-    from harness.graphs.topologies import parse_spec
-    from harness.problems.shortcut.problem import ShortcutProblem
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.graphs.topologies import parse_spec
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 
     missing = [f"--{k}" for k in ("base", "cap", "budget") if getattr(args, k) is None]
     if missing:
@@ -117,16 +117,16 @@ def shortcut_problem(args: argparse.Namespace) -> Any:
 
 def shortcut_solver(name: str, params: dict[str, str]) -> Any:
     """The solver ``--solver`` names; a mistyped or routing solver's error lists the shortcut solvers."""
-    import solvers
-    from harness.errors import HopbenchError
-    from harness.suggestions import did_you_mean
-    from solvers.contract.registry import BUILTIN, kinds_of
+    from hopbench import solvers
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.suggestions import did_you_mean
+    from hopbench.solvers.contract.registry import BUILTIN, kinds_of
 
     if name in BUILTIN and "shortcut" in BUILTIN[name][1]:
         return solvers.create(name, **params)  # a shipped solver: import its module only, not every plug-in
     mine = solvers.names("shortcut")
     if name not in solvers.names():
-        from solvers.contract.registry import failures_note
+        from hopbench.solvers.contract.registry import failures_note
 
         raise HopbenchError(f"unknown solver {name!r};{did_you_mean(name, mine)} shortcut solvers: {', '.join(mine)}"
                             f"{failures_note()}")
@@ -138,7 +138,7 @@ def shortcut_solver(name: str, params: dict[str, str]) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.documents import dumps
+    from hopbench.harness.documents import dumps
 
     solver = shortcut_solver(args.solver, parse_assignments(args.param))
     suite = None
@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     if outcome.interrupted:
         doc["interrupted"] = True  # the best found when Ctrl-C came, not what the budget would have given
     if out is not None:
-        from harness.outputs import write_output_file
+        from hopbench.harness.outputs import write_output_file
 
         write_output_file(out, dumps(doc, indent=1) + "\n", force=args.force)
     if outcome.interrupted:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli._common import print_json
+from hopbench.harness.cli._common import print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def describe(only: list[str] | None = None) -> list[dict]:
-    import solvers
+    from hopbench import solvers
 
     out = []
     for name in solvers.names() if only is None else only:
@@ -40,9 +40,9 @@ def describe(only: list[str] | None = None) -> list[dict]:
 
 def selected(args: argparse.Namespace) -> list[str]:
     """The solver names to show: one by ``NAME`` (an unknown one gets "did you mean"), those of ``--kind``, or all."""
-    import solvers
-    from harness.errors import HopbenchError
-    from harness.problems.registry import get_kind
+    from hopbench import solvers
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.problems.registry import get_kind
 
     names = solvers.names()
     if args.kind is not None:

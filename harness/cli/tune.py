@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, TextIO
 
-from harness.cli._common import INTERRUPTED_EXIT, positive_seconds, print_json, seed_count, seed_value
+from hopbench.harness.cli._common import INTERRUPTED_EXIT, positive_seconds, print_json, seed_count, seed_value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,8 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.bench.tuning import OBJECTIVE_WORDS, TuneConfig, percent, save_directory, save_tuned, tune
-    from harness.cli._common import parse_assignments
+    from hopbench.harness.bench.tuning import OBJECTIVE_WORDS, TuneConfig, percent, save_directory, save_tuned, tune
+    from hopbench.harness.cli._common import parse_assignments
 
     seed_count(args.seeds, "--seeds")
     cfg = TuneConfig(solver=args.solver, suite=args.suite, trials=args.trials, instances=args.instances,
@@ -76,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
     save = args.save or args.save_to is not None
     where = save_directory(args.save_to) if save else None  # checked before the study runs
     if where is not None:  # the tuned file must not land on the store or the suite file the study reads
-        from harness.bench.store import DEFAULT_URL
-        from harness.bench.suites import load_suite
-        from harness.outputs import refuse_overwriting_inputs, store_files
+        from hopbench.harness.bench.store import DEFAULT_URL
+        from hopbench.harness.bench.suites import load_suite
+        from hopbench.harness.outputs import refuse_overwriting_inputs, store_files
 
         reads = {**store_files(args.storage or DEFAULT_URL), load_suite(args.suite).path: "the suite file"}
         refuse_overwriting_inputs(where / f"{args.solver}.json", reads, "--save-to")
@@ -153,8 +153,8 @@ class TrialLine:
                 self._draw()
 
     def event(self, kind: str, facts: dict[str, Any]) -> None:
-        """A tuning worker's news (see :data:`harness.bench.tuning.Progress`)."""
-        from harness.bench.tuning import OBJECTIVE_WORDS, trial_summary
+        """A tuning worker's news (see :data:`hopbench.harness.bench.tuning.Progress`)."""
+        from hopbench.harness.bench.tuning import OBJECTIVE_WORDS, trial_summary
 
         with self._lock:
             if kind == "start":
@@ -188,7 +188,7 @@ class TrialLine:
     def _draw(self) -> None:
         if not self.live or self._stop.is_set():
             return
-        from harness.cli.solve import _columns, fit
+        from hopbench.harness.cli.solve import _columns, fit
 
         line = fit(self.text(), _columns(self.stream) - 1)
         self.stream.write("\r" + line + " " * max(0, self._drawn - len(line)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli._common import fmt_number, print_json
+from hopbench.harness.cli._common import fmt_number, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,8 +26,8 @@ def _shown(value: object) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.documents import read_json
-    from harness.problems.registry import verify_document
+    from hopbench.harness.documents import read_json
+    from hopbench.harness.problems.registry import verify_document
 
     verdict = verify_document(read_json(args.file))
     if args.json:

@@ -5,7 +5,7 @@ TZCNT instructions on the host CPU, which the bit-parallel BFS relies on.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 

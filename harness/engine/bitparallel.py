@@ -5,7 +5,7 @@ Each vertex ``v`` holds a bitset ``A[v]`` of the sources that have reached it, 6
 uint64 word; one BFS level is ``B[v] = A[v] | OR_{u in N(v)} A[u]`` and the number of new
 (source, vertex) pairs at that level is ``popcount(B) - popcount(A)``.  Summing ``level x new``
 gives the exact total distance without a distance matrix, and a caller can stop after any level
-(:mod:`solvers.shortcut._golf_kernel` stops as soon as a move can no longer be accepted).
+(:mod:`hopbench.solvers.shortcut._golf_kernel` stops as soon as a move can no longer be accepted).
 
 Sources are vertices ``s0 .. s1 - 1`` (a block of at most ``64 * W`` of them, ``W`` words per
 vertex): all n sources at once for small graphs, blocks of words for large ones, and the ``m``
@@ -14,18 +14,18 @@ The padding bits of the last word are set from the start in every vertex, so "ve
 been reached by every source" is simply "every word of ``A[v]`` is all ones".
 
 The graph is a padded table ``nbr[v, :deg[v]]`` (int64): the shape an annealer keeps up to date
-in place, unlike the CSR arrays of :mod:`harness.engine.distances`.
+in place, unlike the CSR arrays of :mod:`hopbench.harness.engine.distances`.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
 import numba as nb
 import numpy as np
 
-from harness.engine.bitops import popcount64
+from hopbench.harness.engine.bitops import popcount64
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 #: up to this many words per vertex a register accumulator per word is faster; above it, OR-ing

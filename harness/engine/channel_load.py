@@ -3,7 +3,7 @@
 Every switch sends to every other switch at the same rate (uniform all-to-all traffic, one endpoint per
 switch), and a packet bound for ``t`` leaves switch ``v`` on each of ``v``'s minimal next hops (the
 neighbours one hop closer to ``t``) in equal shares: the even split of minimal adaptive routing, the
-``min`` routing of :mod:`harness.traffic` (whose :func:`harness.traffic.bounds.channel_loads` gives the
+``min`` routing of :mod:`hopbench.harness.traffic` (whose :func:`hopbench.harness.traffic.bounds.channel_loads` gives the
 same numbers from the routing tables; a test checks it).  With every switch injecting 1 flit/cycle, the
 busiest directed channel carries ``L`` flits/cycle; a channel moves one flit per cycle, so no injection
 rate above ``1 / L`` is sustainable under this routing -- the *throughput bound*.  Koibuchi et al. 2012
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import math
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
-from harness import caps
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import caps
 
 import numba
 import numpy as np
 
-from harness.graphs.graph import Graph
+from hopbench.harness.graphs.graph import Graph
 
 __all__ = ["channel_loads_uniform_min", "max_channel_load", "peak_of_edges", "score_added_links", "throughput_bound"]
 
@@ -144,7 +144,7 @@ def _edges_peak(n, edges):  # pragma: no cover - numba
 def peak_of_edges(n: int, edges: np.ndarray) -> tuple[float, int, int]:
     """``(L, total distance over ordered pairs, unreachable ordered pairs)`` of the graph with ``edges`` (an
     ``(m, 2)`` array of distinct links): one call, no Graph object (the inner loop of annealing; its size is
-    the caller's to check, once, with :func:`harness.caps.check_channel_load_work`)."""
+    the caller's to check, once, with :func:`hopbench.harness.caps.check_channel_load_work`)."""
     if n < 2:
         return 0.0, 0, 0
     peak, total, unreachable, _ = _edges_peak(n, np.ascontiguousarray(edges, dtype=np.int64).reshape(-1, 2))

@@ -4,9 +4,9 @@ The solvers that keep a dense n x n distance matrix (EdgeCut, VRS, annealing)
 check, before anything is built, whether it fits (:func:`dense_matrix_refusal`)
 and whether building it fits in the time left (:func:`dense_state_seconds_estimate`).
 Those checks, the matrix's dtype rule and :class:`HistogramMetrics` live here,
-apart from the numba engine (:mod:`harness.engine.distances`, which re-exports
+apart from the numba engine (:mod:`hopbench.harness.engine.distances`, which re-exports
 them), so that a small solve that never loads numba (the numpy state of
-:mod:`harness.engine.small_state`) can use them too.
+:mod:`hopbench.harness.engine.small_state`) can use them too.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from harness import caps
+from hopbench.harness import caps
 
 
 class HistogramMetrics:
@@ -79,7 +79,7 @@ def dense_matrix_refusal(n: int, matrices: float = 1.0, instead: str = SCALABLE_
     from 255 vertices up) cannot be kept for a graph of ``n`` vertices; '' when they can.
 
     The check is on ``n`` alone, before anything is built: against the cap
-    :data:`harness.caps.DENSE_MATRIX_BYTES` and the 16-bit entries (distances up to n - 1)."""
+    :data:`hopbench.harness.caps.DENSE_MATRIX_BYTES` and the 16-bit entries (distances up to n - 1)."""
     if n - 1 >= np.iinfo(np.uint16).max:
         return (f"its dense distance matrix holds distances below 65,535 in 16 bits, and a graph of {n:,} "
                 f"vertices can be farther apart; {instead}")

@@ -30,7 +30,7 @@ of distinct vertices; a disconnected graph has diameter and ASPL ``inf``.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -40,12 +40,12 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from harness.engine.bitops import popcount64, trailing_zeros64
-from harness.engine.dense import (  # noqa: F401  (re-exported: the cost of a dense matrix, without numba)
+from hopbench.harness.engine.bitops import popcount64, trailing_zeros64
+from hopbench.harness.engine.dense import (  # noqa: F401  (re-exported: the cost of a dense matrix, without numba)
     DENSE_STATE_SECONDS_PER_PAIR, SCALABLE_SOLVERS, HistogramMetrics, dense_matrix_refusal,
     dense_state_seconds_estimate, distance_dtype)
-from harness.engine.small import DistanceSummary  # one result type for the numba and numpy paths
-from harness.graphs.graph import Graph
+from hopbench.harness.engine.small import DistanceSummary  # one result type for the numba and numpy paths
+from hopbench.harness.graphs.graph import Graph
 
 #: sources per bit-parallel block = 64 * WORDS; 8 words (512 sources) keeps the
 #: three per-block bit arrays in L2 for graphs of a few thousand vertices.

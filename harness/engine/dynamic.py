@@ -1,6 +1,6 @@
 """Fully dynamic all-pairs distances: exact updates when an edge is removed as well as added.
 
-:class:`harness.engine.distances.DistanceState` only ever adds edges.  Local search
+:class:`hopbench.harness.engine.distances.DistanceState` only ever adds edges.  Local search
 (simulated annealing, for instance) also takes edges away, so this module
 adds the decremental half, for the same dense matrix + pair-histogram
 representation:
@@ -16,7 +16,7 @@ representation:
   new distances.  The cost is proportional to the entries that change, not
   to the graph.
 * :func:`remove_edge_bitparallel` reruns the bit-parallel BFS of
-  :mod:`harness.engine.distances` on the affected sources only (one bit per affected
+  :mod:`hopbench.harness.engine.distances` on the affected sources only (one bit per affected
   source), then rewrites their rows.
 
 ``tests/benchmarks/bench_annealing.py`` times both against a full
@@ -27,7 +27,7 @@ Both kernels work in place on the matrix of the graph *with* the edge and
 ignore the edge x--y wherever it occurs in the adjacency, so callers can
 evaluate a removal before committing it.  Adjacency is a padded array
 ``nbr[v, :nbc[v]]``.  Unreachable pairs hold the dtype's maximum, as in
-:mod:`harness.engine.distances`; the last histogram bin counts them.
+:mod:`hopbench.harness.engine.distances`; the last histogram bin counts them.
 
 For additions, :func:`addition_savings` scores one candidate edge on a
 connected graph with one contiguous pass per affected row (the saved hops
@@ -37,7 +37,7 @@ graph.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -45,8 +45,8 @@ from harness import _threading  # noqa: F401  (threading defaults before numba)
 import numba as nb
 import numpy as np
 
-from harness.engine.bitops import popcount64, trailing_zeros64
-from harness.engine.distances import (
+from hopbench.harness.engine.bitops import popcount64, trailing_zeros64
+from hopbench.harness.engine.distances import (
     HistogramMetrics,
     _add_candidate_delta,
     _apply_edge,
@@ -55,7 +55,7 @@ from harness.engine.distances import (
     distance_dtype,
     distance_matrix,
 )
-from harness.graphs.graph import Graph
+from hopbench.harness.graphs.graph import Graph
 
 _BIG = 1 << 30  # "infinite" distance in int arithmetic
 
@@ -412,7 +412,7 @@ class DynamicDistances(HistogramMetrics):
     the histogram length.  ``width`` is the largest degree the graph may
     reach (default: n - 1).
 
-    >>> from harness.graphs.topologies import parse_spec
+    >>> from hopbench.harness.graphs.topologies import parse_spec
     >>> dd = DynamicDistances(parse_spec("ring:8"))
     >>> dd.remove_edge(0, 1); dd.diameter
     7.0

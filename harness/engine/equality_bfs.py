@@ -2,7 +2,7 @@
 
 An Equality network on N routers (N even) is given here by its link values only:
 the odd values S_A (in 1..N-1, the ring's -1 written N-1) and the even values S_B
-(see :mod:`harness.graphs.equality` for the construction rule).  Translation by 2
+(see :mod:`hopbench.harness.graphs.equality` for the construction rule).  Translation by 2
 and the mirror i -> 1 - i are automorphisms (the paper's Remark 2), so one BFS from
 router 0 gives the diameter d and the distance sum exactly.
 
@@ -12,11 +12,11 @@ O(K N / 64) word operations.  :func:`bfs_levels` is the kernel (also called from
 numba code, e.g. the ``equality-ga`` solver's batch evaluation); :func:`bfs_from_router_0`
 and :func:`distances` wrap it for Python callers, and :func:`queue_distances` is a
 plain queue BFS on the same rule for cross-checks.  No validation here: the link
-values are trusted (validate them with :class:`harness.graphs.equality.EqualityLinks`).
+values are trusted (validate them with :class:`hopbench.harness.graphs.equality.EqualityLinks`).
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -25,7 +25,7 @@ from typing import Sequence
 import numba as nb
 import numpy as np
 
-from harness.engine.bitops import popcount64, trailing_zeros64
+from hopbench.harness.engine.bitops import popcount64, trailing_zeros64
 
 __all__ = ["bfs_levels", "scratch_buffers", "link_shifts", "bfs_from_router_0", "distances", "queue_distances"]
 

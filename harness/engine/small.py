@@ -3,7 +3,7 @@
 Importing numba and loading the engine's cached kernels costs most of a
 second, far more than measuring a graph of a few hundred vertices, so the
 commands that only measure one small graph (``hopbench evaluate``, ``hopbench
-verify``) use this module instead (through :func:`harness.engine.summary.summary`).
+verify``) use this module instead (through :func:`hopbench.harness.engine.summary.summary`).
 
 The method is the engine's bit-parallel BFS from every source at once: vertex
 v keeps one bit per source in ``ceil(n / 64)`` uint64 words; one BFS level ORs
@@ -14,7 +14,7 @@ k finds every ordered pair at distance k, so the sums come out exact without a
 distance matrix.
 
 :class:`DistanceSummary` lives here, the lightest engine module, so that the
-numba engine (:mod:`harness.engine.distances`) and this path return the same
+numba engine (:mod:`hopbench.harness.engine.distances`) and this path return the same
 class without importing each other.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from harness.graphs.graph import Graph
+from hopbench.harness.graphs.graph import Graph
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def small_distance_matrix(g: Graph, dtype: type) -> np.ndarray:
     ``np.iinfo(dtype).max``.
 
     Each level's new bits are unpacked into the matrix, so time grows with n * n * diameter; meant for
-    the few-hundred-vertex graphs of :mod:`harness.engine.small_state`.
+    the few-hundred-vertex graphs of :mod:`hopbench.harness.engine.small_state`.
     """
     n = g.n
     inf = np.iinfo(dtype).max

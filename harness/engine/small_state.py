@@ -1,6 +1,6 @@
 """A kept distance matrix for small graphs in pure numpy: :class:`SmallDistanceState`.
 
-:class:`harness.engine.distances.DistanceState` is numba.  In a process that
+:class:`hopbench.harness.engine.distances.DistanceState` is numba.  In a process that
 has not loaded numba yet (a ``hopbench solve`` of a 144-vertex torus), importing
 it and loading its cached kernels costs over a second, while the whole solve
 needs milliseconds.  This class gives the same numbers with whole-array numpy
@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
-from harness.engine.dense import HistogramMetrics, distance_dtype
-from harness.engine.small import small_distance_matrix, small_summary
-from harness.graphs.graph import Graph
+from hopbench.harness.engine.dense import HistogramMetrics, distance_dtype
+from hopbench.harness.engine.small import small_distance_matrix, small_summary
+from hopbench.harness.graphs.graph import Graph
 
 if TYPE_CHECKING:
-    from harness.engine.distances import DistanceState
+    from hopbench.harness.engine.distances import DistanceState
 
 #: graphs with more vertices always get the numba state
 SMALL_STATE_N = 400
@@ -44,9 +44,9 @@ def distance_state(g: Graph, *, work: float = 0.0) -> Union["DistanceState", "Sm
     """A kept distance matrix of ``g``: the numpy one for a small graph and light ``work`` (the caller's
     estimate of the n * n passes it will score) in a process that has not loaded numba's engine; otherwise
     the numba one.  Both give the same numbers, so the choice changes only the time."""
-    if g.n < SMALL_STATE_N and work <= SMALL_STATE_WORK and "harness.engine.distances" not in sys.modules:
+    if g.n < SMALL_STATE_N and work <= SMALL_STATE_WORK and "hopbench.harness.engine.distances" not in sys.modules:
         return SmallDistanceState.from_graph(g)
-    from harness.engine.distances import DistanceState
+    from hopbench.harness.engine.distances import DistanceState
 
     return DistanceState.from_graph(g)
 
@@ -115,9 +115,9 @@ class SmallDistanceState(HistogramMetrics):
             out[c] = self.hist if x == y else self._histogram(self._with_edge(W, x, y), self.infbin)
         return out
 
-    def score(self, xs: np.ndarray, ys: np.ndarray):  # -> harness.engine.distances.CandidateScores
+    def score(self, xs: np.ndarray, ys: np.ndarray):  # -> hopbench.harness.engine.distances.CandidateScores
         """Exact (total, unreachable, diameter) after adding each edge alone, as the numba state's."""
-        from harness.engine.distances import CandidateScores
+        from hopbench.harness.engine.distances import CandidateScores
 
         hist = self.score_histograms(xs, ys)
         finite = hist[:, :-1] > 0

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from harness import caps, inputs
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness import caps, inputs
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 
 def read_edge_file(path: str | Path) -> Graph:
@@ -19,7 +19,7 @@ def read_edge_file(path: str | Path) -> Graph:
     accepted too.  Blank lines and ``#`` comments are ignored.  The vertex
     count is the declared ``n`` if any, else the largest id plus one.
 
-    The file is read through :func:`harness.inputs.read_text` (regular files
+    The file is read through :func:`hopbench.harness.inputs.read_text` (regular files
     only, bounded size and decompression), and the vertex and edge counts are
     checked against :data:`caps.VERTICES` and :data:`caps.EDGES` line by line,
     before anything of their size is allocated.  Lines are read one at a time, each at most
@@ -109,8 +109,8 @@ def edge_list_text(graph: Graph) -> str:
 
 def write_edge_list(graph: Graph, path: str | Path, *, force: bool = False) -> None:
     """Write :func:`edge_list_text` to ``path`` (never through a link, nor over a file hopbench did not write
-    unless ``force``: :func:`harness.outputs.write_output_file`)."""
-    from harness.outputs import write_output_file
+    unless ``force``: :func:`hopbench.harness.outputs.write_output_file`)."""
+    from hopbench.harness.outputs import write_output_file
 
     write_output_file(path, edge_list_text(graph), force=force)
 

@@ -2,10 +2,10 @@
 
 This is the graph layer's part of Equality networks: parsing and validating the
 notation, the link sets it names, and the edges those link sets give.  It builds
-the ``equality:SPEC`` topology spec (:mod:`harness.graphs.topologies`); the
-evaluation (one bit-parallel BFS, :mod:`harness.engine.equality_bfs`), the
+the ``equality:SPEC`` topology spec (:mod:`hopbench.harness.graphs.topologies`); the
+evaluation (one bit-parallel BFS, :mod:`hopbench.harness.engine.equality_bfs`), the
 bisection ratio, the reproduction of the paper's tables and the problem family
-are in :mod:`harness.problems.shortcut.equality`.
+are in :mod:`hopbench.harness.problems.shortcut.equality`.
 
 An Equality network has N routers (N even) on a ring.  Two sets of positive
 integers choose its links (Liang et al. 2022, Sect. 3.1):
@@ -39,9 +39,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 __all__ = [
     "EXAMPLE", "EqualityConfig", "EqualityLinks", "parse", "parse_config", "radix",
@@ -208,7 +208,7 @@ class EqualityLinks:
         >>> EqualityLinks(14, [-1, 1, 3, 9], [4]).k
         6
 
-    ``k`` is checked against Eq. 1 when given.  :class:`harness.problems.shortcut.equality.EqualityNetwork`
+    ``k`` is checked against Eq. 1 when given.  :class:`hopbench.harness.problems.shortcut.equality.EqualityNetwork`
     extends it with the evaluation (a, d, B_r, MB%).
     """
 
@@ -291,7 +291,7 @@ class EqualityLinks:
         return out
 
     def graph(self) -> Graph:
-        """The network as a :class:`~harness.graphs.graph.Graph` (K-regular, N*K/2 edges)."""
+        """The network as a :class:`~hopbench.harness.graphs.graph.Graph` (K-regular, N*K/2 edges)."""
         return Graph(self.n, self.edges(), dedupe=False)
 
 
@@ -307,7 +307,7 @@ def published_networks() -> list[dict[str, Any]]:
     import json
     from importlib import resources
 
-    doc = json.loads(resources.files("harness.graphs").joinpath("equality2022.json").read_text())
+    doc = json.loads(resources.files("hopbench.harness.graphs").joinpath("equality2022.json").read_text())
     return list(doc["networks"])
 
 

@@ -5,8 +5,8 @@ from functools import cached_property
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
 
 
 def canonical_edges(n: int, edges: np.ndarray | list, *, dedupe: bool = True) -> np.ndarray:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 #: repair rounds per matching before the draw is given up, and rounds in a row without fewer repeated
 #: links (a draw too dense to finish gives up early instead of looping)

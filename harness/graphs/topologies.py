@@ -50,10 +50,10 @@ from typing import Callable
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.graphs.edge_list import read_edge_file
-from harness.graphs.graph import Graph
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.edge_list import read_edge_file
+from hopbench.harness.graphs.graph import Graph
 
 # --------------------------------------------------------------------------- generators
 #
@@ -422,7 +422,7 @@ def _hring_dims(spec: str, rest: str) -> list[int]:
 
 
 def _build_random_dln(spec: str, rest: str) -> Graph:
-    from harness.graphs.random_dln import random_shortcut_ring
+    from hopbench.harness.graphs.random_dln import random_shortcut_ring
 
     parts = rest.split(":") if rest else []
     _require(len(parts) in (2, 3), f"{spec!r} is malformed; expected dlnr:N:y or dlnr:N:y:seed, e.g. dlnr:256:6")
@@ -445,7 +445,7 @@ def _build_dragonfly(spec: str, rest: str) -> Graph:
 
 
 def _build_equality(spec: str, rest: str) -> Graph:
-    from harness.graphs import equality  # local import, kept next to the only spec that needs it
+    from hopbench.harness.graphs import equality  # local import, kept next to the only spec that needs it
 
     return equality.parse(rest).graph()
 

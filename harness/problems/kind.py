@@ -7,7 +7,7 @@ is written (its keys, its id, the problem it builds), small sample problems
 them), how its result documents are verified, and what its leaderboard shows
 (metric columns, reference objectives, the grouping of instances, the size
 axis of plots).  The rest of hopbench — suites, runner, store, board, site —
-asks the kind registry (:mod:`harness.problems.registry`) instead of naming
+asks the kind registry (:mod:`hopbench.harness.problems.registry`) instead of naming
 kinds, so a new kind is a new package under ``harness/problems/`` (or a
 plug-in module) and nothing else.
 """
@@ -63,7 +63,7 @@ class InstanceShape:
 @dataclass(kw_only=True)
 class SolverOutput:
     """What every kind's solution object carries besides its content: who made it and how
-    (``solvers.contract.execute`` fills these in), its evaluation once computed, and
+    (``hopbench.solvers.contract.execute`` fills these in), its evaluation once computed, and
     solver-specific facts worth keeping with it (``extra``: a MILP's bound, an Equality link set)."""
 
     solver: str = ""
@@ -88,7 +88,7 @@ class SolverOutput:
 class ResultNetwork:
     """The router network a result document describes, as its kind reads it (:meth:`ProblemKind.graph_of`)."""
 
-    graph: Any  #: a :class:`~harness.graphs.graph.Graph`, vertex i being router i
+    graph: Any  #: a :class:`~hopbench.harness.graphs.graph.Graph`, vertex i being router i
     radix: int | None = None  #: ports per router, when the problem fixes them (a shortcut problem's degree cap)
     shortcut_edges: Any = None  #: ``(k, 2)`` int64 array of the edges a solution added to its base, if any
     routes: Any = None  #: the routing table, when the document is one
@@ -129,7 +129,7 @@ def check_field_types(fields: Mapping[str, Any], types: Mapping[str, type | tupl
     ``true`` is no integer here (TOML keeps them apart; Python's ``bool`` is an ``int``), and an
     integer passes where a float is declared.  The one-line error names the key.
     """
-    from harness.errors import HopbenchError
+    from hopbench.harness.errors import HopbenchError
 
     for key, want in types.items():
         if key not in fields:
@@ -165,7 +165,7 @@ class InstanceResolver(ABC):
 
     def graph(self, spec: str) -> Any:
         """The graph a topology spec names (a suite loader caches it: many instances share a base)."""
-        from harness.graphs.topologies import parse_spec
+        from hopbench.harness.graphs.topologies import parse_spec
 
         return parse_spec(spec)
 
@@ -210,7 +210,7 @@ class ProblemKind(ABC):
     def check_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> None:
         """Refuse resolved instance fields of a wrong type or out of range, when the suite loads.
 
-        Raise :class:`~harness.errors.HopbenchError` naming the key (the loader adds the file and the
+        Raise :class:`~hopbench.harness.errors.HopbenchError` naming the key (the loader adds the file and the
         instance).  The default builds the problem, so a suite refuses at load what :meth:`build`
         would refuse later in a cell; a kind whose build is heavy overrides this with cheap checks
         (``resolver.graph`` gives a base graph the loader caches).
@@ -220,7 +220,7 @@ class ProblemKind(ABC):
     def check_suite_table(self, name: str, value: Any) -> None:
         """Validate the top-level suite table ``name`` (one of :attr:`suite_tables`) when a suite loads.
 
-        Raise :class:`~harness.errors.HopbenchError` naming the row and key (the loader adds the file
+        Raise :class:`~hopbench.harness.errors.HopbenchError` naming the row and key (the loader adds the file
         and the table).  The default accepts any value.
         """
 
@@ -255,7 +255,7 @@ class ProblemKind(ABC):
     def read(self, doc: dict[str, Any]) -> SolverOutput:
         """The solution object a result document of one of :attr:`formats` holds, as it was written (not
         re-verified: :meth:`verify` does that), for ``hopbench.load``."""
-        from harness.errors import HopbenchError
+        from hopbench.harness.errors import HopbenchError
 
         raise HopbenchError(f"problem kind {self.name!r} cannot read its result documents into Python objects; "
                             f"use hopbench.verify on the file instead")
@@ -276,7 +276,7 @@ class ProblemKind(ABC):
         of the same deterministic measurement (a simulation) may then check the document's consistency
         only; an untrusted solver's document is always re-evaluated in full.
         """
-        from harness.problems.recheck import document_problem, problem_mismatch
+        from hopbench.harness.problems.recheck import document_problem, problem_mismatch
 
         verdict = self.verify(doc)
         if not verdict.valid:
@@ -287,9 +287,9 @@ class ProblemKind(ABC):
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         """The network of a result document of one of :attr:`formats` (for exports and cost models).
 
-        A document that breaks its problem's rules raises :class:`~harness.errors.InvalidSolution`.
+        A document that breaks its problem's rules raises :class:`~hopbench.harness.errors.InvalidSolution`.
         """
-        from harness.errors import HopbenchError
+        from hopbench.harness.errors import HopbenchError
 
         raise HopbenchError(f"problem kind {self.name!r} cannot give the network of its result documents; "
                             f"export or cost another file")

@@ -8,7 +8,7 @@ accept.  The forms:
 ``edges``     a Graph Golf edge-list file
 ``result``    a hopbench result document of any problem kind (a ``.json`` or
               ``.json.gz`` file, or the parsed document): its kind's
-              :meth:`~harness.problems.kind.ProblemKind.graph_of` gives the
+              :meth:`~hopbench.harness.problems.kind.ProblemKind.graph_of` gives the
               network, so this module names no kind
 ``notation``  an Equality notation (``N14K6[-1,1,3,9](4)``) or a published id (``E361``)
 
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import caps
-from harness.errors import HopbenchError, InvalidSolution
-from harness.graphs.graph import Graph
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.graphs.graph import Graph
 
 #: every input form, in the order :func:`load_network` tries them
 FORMS = ("notation", "result", "edges", "topology")
@@ -55,21 +55,21 @@ class Network:
 
 def from_topology(spec: str) -> Network:
     """The graph a topology spec names."""
-    from harness.graphs.topologies import parse_spec
+    from hopbench.harness.graphs.topologies import parse_spec
 
     return Network(parse_spec(spec), source=spec, meta={"topology": spec})
 
 
 def from_edge_file(path: str | Path) -> Network:
     """A Graph Golf edge list (``u v`` per line)."""
-    from harness.graphs.topologies import read_edge_file
+    from hopbench.harness.graphs.topologies import read_edge_file
 
     return Network(read_edge_file(path), source=str(path))
 
 
 def from_notation(text: str) -> Network:
     """An Equality network from its notation or published id (``E361``)."""
-    from harness.problems.shortcut import equality as eq
+    from hopbench.harness.problems.shortcut import equality as eq
 
     s = text.strip()
     net = eq.parse(s)
@@ -83,7 +83,7 @@ def from_document(doc: dict[str, Any], name: str = "document", *, action: str = 
     ``action`` (export, cost, ...) and ``otherwise`` (what else the command takes, e.g. ``or
     --topology SPEC``) word the error for a document of no known format.
     """
-    from harness.problems.registry import all_kinds, kind_of_format
+    from hopbench.harness.problems.registry import all_kinds, kind_of_format
 
     fmt = doc.get("format")
     known = [f for kind in all_kinds() for f in kind.formats]
@@ -101,7 +101,7 @@ def from_document(doc: dict[str, Any], name: str = "document", *, action: str = 
 
 def from_result_file(path: str | Path, *, action: str = "load", otherwise: str = "") -> Network:
     """The network of a result file (``.json`` or gzipped); see :func:`from_document`."""
-    from harness.documents import read_json
+    from hopbench.harness.documents import read_json
 
     return from_document(read_json(path), str(path), action=action, otherwise=otherwise)
 

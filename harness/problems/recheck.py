@@ -2,7 +2,7 @@
 
 A solver returns a solution *object*; what it claims to solve is that object's problem.  The
 harness compares the problem a result document describes with the one it asked
-(:meth:`harness.problems.kind.ProblemKind.check_result`), by their ``describe()`` dicts written
+(:meth:`hopbench.harness.problems.kind.ProblemKind.check_result`), by their ``describe()`` dicts written
 canonically, so that a ring:4 answer is never filed under ring:8.
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from harness.documents import json_default, strict_json
-from harness.errors import HopbenchError
+from hopbench.harness.documents import json_default, strict_json
+from hopbench.harness.errors import HopbenchError
 
 
 def canonical(description: Mapping[str, Any]) -> str:

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import importlib
 
-from harness.errors import HopbenchError
-from harness.plugins import import_named_modules
-from harness.problems.kind import ProblemKind, Verdict
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.plugins import import_named_modules
+from hopbench.harness.problems.kind import ProblemKind, Verdict
 
 #: built-in kinds: name -> module that defines ``KIND``
-BUILTIN = {"shortcut": "harness.problems.shortcut.kind", "routing": "harness.problems.routing.kind",
+BUILTIN = {"shortcut": "hopbench.harness.problems.shortcut.kind", "routing": "hopbench.harness.problems.routing.kind",
            # traffic lives beside the simulator it needs, a layer above the problem kinds
-           "traffic": "harness.traffic.kind",
-           "hostswitch": "harness.problems.hostswitch.kind",
-           "grid": "harness.problems.grid.kind"}
+           "traffic": "hopbench.harness.traffic.kind",
+           "hostswitch": "hopbench.harness.problems.hostswitch.kind",
+           "grid": "hopbench.harness.problems.grid.kind"}
 
 _KINDS: dict[str, ProblemKind] = {}
 _plugins: set[str] = set()

@@ -1,7 +1,7 @@
 """The board: one suite's recorded runs aggregated into a table, never written by hand.
 
 One row per (instance, solver, parameter set), computed from the ``runs``
-table of a results store (:mod:`harness.bench.store`) -- the benchmark runs, not the
+table of a results store (:mod:`hopbench.harness.bench.store`) -- the benchmark runs, not the
 Optuna trials of ``hopbench tune`` (rows with a ``study``):
 
 ``runs``             cells with status ``ok`` (only these enter the statistics)
@@ -11,7 +11,7 @@ Optuna trials of ``hopbench tune`` (rows with a ``study``):
                      with ``s`` the sample standard deviation (blank for n = 1)
 ``best``             smallest objective (largest for a maximised one, a throughput); its run's
                      solution is written next to the board
-``budget``           the cells' budget, ``60s`` or ``5s/200ev`` (:func:`~harness.report.labels.budget_label`);
+``budget``           the cells' budget, ``60s`` or ``5s/200ev`` (:func:`~hopbench.harness.report.labels.budget_label`);
                      the tables show it after the parameters (``default @600s``)
 ``median_time_s``    median wall time of the ok runs
 ``mean_<metric>``    the mean of each metric the instance's kind shows (diameter and ASPL;
@@ -45,7 +45,7 @@ own numbers) are kept apart (:attr:`Board.references`) and shown beside ours,
 marked, by the markdown board and the site.
 
 :func:`build_board` reads the runs (and their anytime traces) from the store
-and returns a :class:`Board`; :mod:`harness.report.writer` writes it out
+and returns a :class:`Board`; :mod:`hopbench.harness.report.writer` writes it out
 (solution files, ``board.csv``, ``references.csv``, ``board.json``, the plots
 and the markdown board).
 """
@@ -58,12 +58,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.problems.kind import MetricColumn
-from harness.problems.registry import all_kinds, is_maximised
-from harness.report.facts import InstanceFacts, reference_values, suite_facts
-from harness.report.labels import budget_label, display_label, param_labels, with_budgets
-from harness.report.statistics import ci95_halfwidth, rank_values, relative_gap
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.kind import MetricColumn
+from hopbench.harness.problems.registry import all_kinds, is_maximised
+from hopbench.harness.report.facts import InstanceFacts, reference_values, suite_facts
+from hopbench.harness.report.labels import budget_label, display_label, param_labels, with_budgets
+from hopbench.harness.report.statistics import ci95_halfwidth, rank_values, relative_gap
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -271,7 +271,7 @@ def build_board(store: Any, suite_name: str, *, suite: Any | None = None) -> Boa
     ``suite`` defaults to the suite file of that name (for references, optima
     and instance order); without one, instances are rebuilt from the runs.
     """
-    from harness.bench.suites import load_suite
+    from hopbench.harness.bench.suites import load_suite
 
     runs = store.dataframe(suite=suite_name, with_solutions=False)
     # Optuna trials (hopbench tune) are recorded with their study; they tune, they do not compete
@@ -339,7 +339,7 @@ def iter_solutions(store: Any, run_ids: Iterable[int], chunk: int = 20) -> Itera
     be gigabytes (routing tables of large tori are megabytes each)."""
     from sqlalchemy import select
 
-    from harness.bench.store import runs as runs_table
+    from hopbench.harness.bench.store import runs as runs_table
 
     ids = sorted({int(i) for i in run_ids})
     with store.engine.connect() as conn:

@@ -1,17 +1,17 @@
 """Exports of result networks for simulators and other tools.
 
 :func:`load_network` turns a hopbench result into a :class:`Network` (through the
-one network loader, :mod:`harness.problems.networks`, which asks the result's
+one network loader, :mod:`hopbench.harness.problems.networks`, which asks the result's
 problem kind): a shortcut solution (``hopbench.solution/1``) gives its augmented
 graph (base plus shortcuts, validated first); a routing table
 (``hopbench.routes/1``) gives its torus, with node ids as in the table (first
 dimension fastest); a topology spec (``torus:8x8``, ...) gives that graph.  Writers:
 
-``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`harness.graphs.edge_list.edge_list_text`);
+``golf``     Graph Golf edge list, one ``u v`` line per edge (:func:`hopbench.harness.graphs.edge_list.edge_list_text`);
              for a grid graph (``hopbench.grid/1``), the grid category's ``x1,y1 x2,y2`` lines
-             (:func:`harness.problems.grid.competition.write_edges`);
+             (:func:`hopbench.harness.problems.grid.competition.write_edges`);
              for a host-switch result, the competition's host-switch file (``hosts switches radix``, then
-             host and switch links: :mod:`harness.problems.hostswitch.golf_file`)
+             host and switch links: :mod:`hopbench.harness.problems.hostswitch.golf_file`)
 ``graphml``  GraphML with an integer (``int``) ``endpoints`` node attribute, as SST
              Merlin's ``topoAny`` reads it; base edges and shortcuts are told apart
              by the boolean edge attribute ``shortcut``
@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.problems import networks
-from harness.problems.networks import Network, endpoints_per_router  # noqa: F401  (re-exported)
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.problems import networks
+from hopbench.harness.problems.networks import Network, endpoints_per_router  # noqa: F401  (re-exported)
 
 FORMATS = ("golf", "graphml", "anynet", "json")
 PATHS_FORMAT = "hopbench.routing-paths/1"
@@ -94,8 +94,8 @@ def graphml_text(network: Network, endpoints: np.ndarray) -> str:
 
 def anynet_text(graph: Graph, endpoints: np.ndarray) -> str:
     """BookSim anynet: ``router R node E... router S...`` per router (see the module docstring); the one
-    writer is :func:`harness.traffic.booksim.anynet_text`, which ``--engine booksim`` runs on."""
-    from harness.traffic.booksim import anynet_text as booksim_anynet
+    writer is :func:`hopbench.harness.traffic.booksim.anynet_text`, which ``--engine booksim`` runs on."""
+    from hopbench.harness.traffic.booksim import anynet_text as booksim_anynet
 
     return booksim_anynet(graph, endpoints)
 
@@ -137,7 +137,7 @@ def next_hop_doc(network: Network) -> dict[str, Any]:
     (-1 for u = d or when d is unreachable): shortest-path routing, without any
     deadlock-avoidance claim.
     """
-    from harness.engine.distances import distance_matrix
+    from hopbench.harness.engine.distances import distance_matrix
 
     g = network.graph
     if g.n > 4096:
@@ -172,18 +172,18 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
     if fmt not in FORMATS:
         raise HopbenchError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     if fmt == "golf":
-        from harness.graphs.edge_list import edge_list_text
+        from hopbench.harness.graphs.edge_list import edge_list_text
 
         if network.hosts is not None and network.radix is not None:
-            from harness.problems.hostswitch.golf_file import write_text
+            from hopbench.harness.problems.hostswitch.golf_file import write_text
 
             return write_text(network.radix, network.hosts, network.graph.edges)
 
         problem = network.meta.get("problem") or {}
         if {"width", "height", "length"} <= set(problem):
             # a grid graph: the competition's own format for that category, one "x1,y1 x2,y2" line per edge
-            from harness.problems.grid.competition import write_edges
-            from harness.problems.grid.problem import GridProblem
+            from hopbench.harness.problems.grid.competition import write_edges
+            from hopbench.harness.problems.grid.problem import GridProblem
 
             return write_edges(GridProblem(**problem), network.graph.edges)
 
@@ -199,7 +199,7 @@ def export_text(network: Network, fmt: str, *, endpoints: str | int | None = Non
 def write_export(network: Network, fmt: str, path: str | Path, *, endpoints: str | int | None = None,
                  force: bool = False) -> None:
     """Write an export to ``path`` (never through a link, nor over a file hopbench did not write unless
-    ``force``: :func:`harness.outputs.write_output_file`)."""
-    from harness.outputs import write_output_file
+    ``force``: :func:`hopbench.harness.outputs.write_output_file`)."""
+    from hopbench.harness.outputs import write_output_file
 
     write_output_file(path, export_text(network, fmt, endpoints=endpoints), force=force)

@@ -4,7 +4,7 @@ and the reference points of the kind's difference columns.
 The facts come from the suite file (or, for instances it no longer defines,
 from the instance fields stored with the runs); everything kind-specific --
 the instance's shape, its lower bound, the objective a paper's numbers imply
--- is asked of the problem kind's plug-in (:mod:`harness.problems.registry`).
+-- is asked of the problem kind's plug-in (:mod:`hopbench.harness.problems.registry`).
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from harness.errors import HopbenchError
-from harness.problems.registry import get_kind, is_maximised
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.registry import get_kind, is_maximised
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def published_comparison(references: Iterable[dict[str, Any]], kind: str, object
 
 
 def instance_facts(instance: Any, order: int) -> InstanceFacts:
-    """Facts of a suite :class:`~harness.bench.suites.Instance` (builds its problem for the bounds)."""
+    """Facts of a suite :class:`~hopbench.harness.bench.suites.Instance` (builds its problem for the bounds)."""
     kind = get_kind(instance.kind)
     problem = instance.problem()
     objective = problem.objective
@@ -99,7 +99,7 @@ def suite_facts(suite: Any | None, suite_name: str, recorded: dict[str, tuple[st
 
     ``recorded`` maps instance id -> (kind, instance_spec JSON) as stored in the runs.
     """
-    from harness.bench.suites import Instance
+    from hopbench.harness.bench.suites import Instance
 
     known = suite.by_id if suite is not None else {}
     order = {inst.id: k for k, inst in enumerate(suite.instances)} if suite is not None else {}

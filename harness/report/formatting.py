@@ -14,9 +14,9 @@ import math
 import re
 from typing import Any, Callable, Iterable
 
-from harness.problems.kind import MetricColumn
-from harness.problems.registry import get_kind
-from harness.problems.registry import kind_of_objective as get_kind_of_objective
+from hopbench.harness.problems.kind import MetricColumn
+from hopbench.harness.problems.registry import get_kind
+from hopbench.harness.problems.registry import kind_of_objective as get_kind_of_objective
 
 
 #: a spreadsheet takes a cell that begins with one of these for a formula (or a command, via DDE)

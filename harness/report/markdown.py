@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.report.board import Board
-from harness.problems.registry import get_kind
-from harness.report.formatting import (column_legend, declined_note, drop_empty_columns, few_seeds_note, fmt_failed,
+from hopbench.harness.report.board import Board
+from hopbench.harness.problems.registry import get_kind
+from hopbench.harness.report.formatting import (column_legend, declined_note, drop_empty_columns, few_seeds_note, fmt_failed,
                                        fmt_gap, fmt_metric, fmt_num, fmt_time, interleave, is_missing,
                                        metric_columns_by_group, names_metric, params_with_budget, reference_label,
                                        reference_metric)

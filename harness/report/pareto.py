@@ -5,9 +5,9 @@ is trusted) and measured three ways:
 
 * **ASPL** (lower is better), by the distance engine;
 * the **throughput bound** 1/L (higher is better): L is the busiest channel under uniform traffic and minimal
-  routing (:mod:`harness.engine.channel_load`, the ``channel-load`` objective);
+  routing (:mod:`hopbench.harness.engine.channel_load`, the ``channel-load`` objective);
 * the **cable length** (lower is better): the mean switch-to-switch cable of Koibuchi et al. 2012 Sect. V-C's
-  distributed layout (:func:`harness.analysis.physical_cost.koibuchi_cable_length`).
+  distributed layout (:func:`hopbench.harness.analysis.physical_cost.koibuchi_cable_length`).
 
 Instances are grouped into *families* by their base graph (a budget or degree sweep on one base is one
 family); within a family each solver's **front** is its set of non-dominated solutions over the three
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,10 +50,10 @@ def pareto_points(store: Any, suite_name: str) -> "pd.DataFrame":
     solver.  Raises :class:`HopbenchError` when the suite has no such runs."""
     import pandas as pd
 
-    from harness.analysis.physical_cost import koibuchi_cable_length
-    from harness.engine.channel_load import max_channel_load
-    from harness.engine.summary import summary
-    from harness.problems.registry import get_kind
+    from hopbench.harness.analysis.physical_cost import koibuchi_cable_length
+    from hopbench.harness.engine.channel_load import max_channel_load
+    from hopbench.harness.engine.summary import summary
+    from hopbench.harness.problems.registry import get_kind
 
     runs = store.dataframe(suite=suite_name, with_solutions=True)
     runs = runs[(runs["status"] == "ok") & (runs["kind"] == "shortcut") & runs["study"].isna()]
@@ -88,7 +88,7 @@ def pareto_points(store: Any, suite_name: str) -> "pd.DataFrame":
 
 def pareto_markdown(df: "pd.DataFrame", suite_name: str) -> str:
     """The front points of every family and solver, as markdown (user text neutralised as on boards)."""
-    from harness.report.markdown import md_text
+    from hopbench.harness.report.markdown import md_text
 
     lines = [f"# Pareto view: {md_text(suite_name)}", "",
              "Every ok run's solution, re-validated and measured: ASPL (lower is better), the throughput bound "
@@ -121,7 +121,7 @@ def pareto_figure(fam: "pd.DataFrame", family: str):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from harness.report.plots import literal
+    from hopbench.harness.report.plots import literal
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for k, (solver, g) in enumerate(fam.groupby("solver", sort=True)):
@@ -147,7 +147,7 @@ def write_pareto(df: "pd.DataFrame", suite_name: str, out: Path, *, plots: bool 
     """Write pareto.csv, pareto.md and the figures into ``out`` (created); returns what was written.  No file
     is written when one of them would land on a path of ``protect`` (the command's inputs), or, unless
     ``force``, on a file hopbench did not write."""
-    from harness.outputs import check_ours, refuse_overwriting_inputs, write_output_file
+    from hopbench.harness.outputs import check_ours, refuse_overwriting_inputs, write_output_file
 
     families = list(dict.fromkeys(df["family"]))
     targets = [out / "pareto.csv", out / "pareto.md"] + ([out / f"pareto-{_slug(str(f))}.png" for f in families]

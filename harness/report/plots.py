@@ -1,6 +1,6 @@
 """Leaderboard plots (matplotlib, Agg: no display needed).
 
-Three figures per suite, drawn from a :class:`~harness.report.board.Board`:
+Three figures per suite, drawn from a :class:`~hopbench.harness.report.board.Board`:
 
 ``objective_vs_n.png``  mean objective (± 95% CI) against N, one panel per instance
                         group with at least two sizes (base topology and cap, or torus
@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from harness.problems.registry import get_kind, is_maximised
-from harness.report.board import Board
-from harness.report.labels import display_label
-from harness.report.statistics import anytime_quantiles, win_rates
+from hopbench.harness.problems.registry import get_kind, is_maximised
+from hopbench.harness.report.board import Board
+from hopbench.harness.report.labels import display_label
+from hopbench.harness.report.statistics import anytime_quantiles, win_rates
 
 MAX_PANELS = 12
 MAX_ANYTIME_PANELS = 6
@@ -286,7 +286,7 @@ PLOTS = {"objective_vs_n": objective_vs_n_figure, "anytime": anytime_figure, "wi
 
 def make_plots(board: Board, out_dir: str | Path) -> dict[str, str]:
     """Draw every plot that has data into ``out_dir`` — the shared figures, then those of the problem
-    kinds on the board (:meth:`~harness.problems.kind.ProblemKind.plots`); returns ``name -> path``
+    kinds on the board (:meth:`~hopbench.harness.problems.kind.ProblemKind.plots`); returns ``name -> path``
     relative to the suite directory (``plots/<name>.png``).  Stale PNGs of plots without data are removed."""
     out = Path(out_dir)
     made: dict[str, str] = {}

@@ -15,7 +15,7 @@ All links are relative (``../<suite>/plots/...``), so the site works when opened
 from ``file://``.  The board files are read as untrusted documents: a ``board.json``
 whose suite is not the safe name of its directory (``../../x``, an absolute path,
 ``index``) or whose keys have the wrong types is a one-line error, before anything is
-written; ``site/`` is an :class:`~harness.outputs.OwnedDirectory` (only its own files
+written; ``site/`` is an :class:`~hopbench.harness.outputs.OwnedDirectory` (only its own files
 are replaced or removed).  Opening a page with ``#selftest`` runs a self-check after
 load: it sorts a table both ways and writes what it saw, with any script error
 caught on the page, as JSON into ``<pre id="selftest">`` (used by the headless
@@ -32,11 +32,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness import inputs
-from harness.errors import HopbenchError
-from harness.outputs import OwnedDirectory, safe_name
-from harness.problems.registry import get_kind, kind_of_objective
-from harness.report.formatting import (column_legend, csv_unsafe, declined_note, drop_empty_columns, few_seeds_note,
+from hopbench.harness import inputs
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.outputs import OwnedDirectory, safe_name
+from hopbench.harness.problems.registry import get_kind, kind_of_objective
+from hopbench.harness.report.formatting import (column_legend, csv_unsafe, declined_note, drop_empty_columns, few_seeds_note,
                                        fmt_failed, fmt_gap, fmt_metric, fmt_num, fmt_time, interleave,
                                        metric_columns_by_group, names_metric, params_with_budget, reference_label,
                                        reference_metric)
@@ -264,7 +264,7 @@ def _ci_cell(rec: dict[str, Any]) -> str:
 
 
 def check_suite_name(name: Any, what: str = "suite name") -> str:
-    """A suite name that can name its board directory and its page: a :func:`~harness.outputs.safe_name`,
+    """A suite name that can name its board directory and its page: a :func:`~hopbench.harness.outputs.safe_name`,
     neither the site's directory nor its index page."""
     safe_name(name, what)
     if name in RESERVED_NAMES:
@@ -507,7 +507,7 @@ def write_site(out_dir: str | Path, *, protect: Mapping[str | Path, str] | None 
     """(Re)build ``out_dir/site`` from every board under ``out_dir``; returns the index path.
 
     Every board is read and checked before anything is written; the site directory is an
-    :class:`~harness.outputs.OwnedDirectory` (the pages of boards that are gone are removed, files
+    :class:`~hopbench.harness.outputs.OwnedDirectory` (the pages of boards that are gone are removed, files
     someone else put there stay), and ``protect`` names files that must never be written.
     """
     root = Path(out_dir)

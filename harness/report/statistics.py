@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
-from harness.report.labels import display_label
+from hopbench.harness.report.labels import display_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,7 +68,7 @@ def win_rates(rows: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
     k = len(labels)
     wins = np.zeros((k, k))
     counts = np.zeros((k, k), dtype=int)
-    from harness.problems.registry import is_maximised
+    from hopbench.harness.problems.registry import is_maximised
 
     for _, g in ranked.groupby("instance", sort=False):
         sign = -1.0 if "objective_name" in g and is_maximised(str(g["objective_name"].iloc[0])) else 1.0

@@ -46,10 +46,10 @@ def latency_figure(docs: list[dict[str, Any]], *, title: str | None = None):
 def write_latency_plot(docs: list[dict[str, Any]], path: str | Path, *, title: str | None = None,
                        force: bool = False) -> None:
     """The latency figure as a PNG at ``path``, written as every output is (never through a link, nor over a
-    file hopbench did not write unless ``force``: :func:`harness.outputs.write_output_file`)."""
+    file hopbench did not write unless ``force``: :func:`hopbench.harness.outputs.write_output_file`)."""
     import io
 
-    from harness.outputs import write_output_file
+    from hopbench.harness.outputs import write_output_file
 
     fig = latency_figure(docs, title=title)
     buf = io.BytesIO()

@@ -1,14 +1,14 @@
 """Writing a board to disk: ``<out>/<suite>/`` with board.md, board.csv, references.csv, board.json,
 the best run's solution file of every row (``solutions/``) and the plots (``plots/``).
 
-The site (:mod:`harness.report.site`) is built afterwards from these files.
+The site (:mod:`hopbench.harness.report.site`) is built afterwards from these files.
 
-The suite directory is an :class:`~harness.outputs.OwnedDirectory`: every file goes
+The suite directory is an :class:`~hopbench.harness.outputs.OwnedDirectory`: every file goes
 through it (never outside ``<out>/<suite>/``, never over the store being read), and a
 rebuild removes only the files the previous build wrote and this one does not (listed in
 ``.hopbench-manifest.json``); files someone else put there stay.  Text cells of the CSV
 files that a spreadsheet would take for a formula get a leading ``'``
-(:func:`~harness.report.formatting.csv_safe`).
+(:func:`~hopbench.harness.report.formatting.csv_safe`).
 """
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.outputs import OwnedDirectory, store_files
-from harness.report.board import Board, iter_solutions
-from harness.report.formatting import csv_safe_frame, is_missing
-from harness.report.markdown import render_markdown
-from harness.report.plots import make_plots
-from harness.report.site import check_suite_name
+from hopbench.harness.outputs import OwnedDirectory, store_files
+from hopbench.harness.report.board import Board, iter_solutions
+from hopbench.harness.report.formatting import csv_safe_frame, is_missing
+from hopbench.harness.report.markdown import render_markdown
+from hopbench.harness.report.plots import make_plots
+from hopbench.harness.report.site import check_suite_name
 
 #: solution documents larger than this are written gzip-compressed (``.json.gz``)
 DEFAULT_COMPRESS_OVER = 1_000_000
@@ -101,13 +101,13 @@ def write_board(board: Board, store: Any, out_dir: str | Path, *, plots: bool = 
                 force: bool = False, runs: bool = False) -> dict[str, Path]:
     """Write ``out_dir/<suite>/``: board.md, board.csv, references.csv, board.json,
     solutions/ and (unless ``plots=False``) plots/; with ``runs``, also every run of the board in
-    ``runs.jsonl.xz`` (:mod:`harness.bench.archive`).  Returns the main paths.
+    ``runs.jsonl.xz`` (:mod:`hopbench.harness.bench.archive`).  Returns the main paths.
 
     ``protect`` maps further files the caller reads (suite files) to what they are; none of them,
     nor the SQLite files of ``store``, is ever written.  A file hopbench did not write is overwritten only
-    with ``force`` (:class:`~harness.outputs.OwnedDirectory`).
+    with ``force`` (:class:`~hopbench.harness.outputs.OwnedDirectory`).
     """
-    from harness.documents import strict_json
+    from hopbench.harness.documents import strict_json
 
     name = check_suite_name(board.suite)  # a name from a suite file must not steer the write
     files = {**store_files(getattr(store, "url", None)), **(protect or {})}
@@ -115,7 +115,7 @@ def write_board(board: Board, store: Any, out_dir: str | Path, *, plots: bool = 
                         expect=("board.md", "board.csv", "references.csv", "board.json")) as suite_dir:
         write_solutions(board, store, suite_dir, compress_over=compress_over)
         if runs:
-            from harness.bench.archive import ARCHIVE_NAME, archive_bytes
+            from hopbench.harness.bench.archive import ARCHIVE_NAME, archive_bytes
 
             # the runs whose solution the board ships already are referenced, not stored twice
             shipped = {int(r): str(p) for r, p in zip(board.rows["best_run_id"], board.rows["solution"])

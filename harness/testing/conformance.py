@@ -1,10 +1,10 @@
 """The solver conformance suite: the rules every solver keeps, checked on every problem kind it claims.
 
 For each solver and each sample problem of each kind it solves
-(:meth:`~harness.problems.kind.ProblemKind.sample_problems`):
+(:meth:`~hopbench.harness.problems.kind.ProblemKind.sample_problems`):
 
 - **valid**: the solution re-validates from scratch (budget, cap, shape of the kind);
-- **the time-limit rule** (:mod:`solvers.contract.limits`): given a limit of T seconds, the
+- **the time-limit rule** (:mod:`hopbench.solvers.contract.limits`): given a limit of T seconds, the
   solver returns within T + max(0.5 s, 5 % of T) while every core of the machine is kept
   busy by other processes; its kernels are compiled (warmed up) before the clock starts;
 - **monotone trace**: reported values never get worse, time and evaluation counters never go back;
@@ -13,7 +13,7 @@ For each solver and each sample problem of each kind it solves
   make sense, and every point of the search space a valid setting;
 - **no vacuous pass**: a solver does not decline every sample problem of a kind it claims.
 
-Use it from pytest by subclassing :class:`SolverConformance` (see :mod:`harness.testing`),
+Use it from pytest by subclassing :class:`SolverConformance` (see :mod:`hopbench.harness.testing`),
 or call the ``check_*`` functions directly.
 """
 from __future__ import annotations
@@ -26,12 +26,12 @@ import time
 from contextlib import contextmanager
 from typing import Any, ClassVar, Iterator, Sequence
 
-import solvers
-from harness.problems.registry import get_kind, is_maximised
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.limits import overrun_allowance
-from solvers.contract.warmup import warm_up_solver
+from hopbench import solvers
+from hopbench.harness.problems.registry import get_kind, is_maximised
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.limits import overrun_allowance
+from hopbench.solvers.contract.warmup import warm_up_solver
 
 #: the time limit of the timed run; short, so that the suite stays quick over many solvers
 TIME_LIMIT = 2.0
@@ -152,7 +152,7 @@ def check_search_space_points(name: str, problem: Any, *, points: int = 3, seed:
     """Tuning draws each parameter on its own: any combination must be a valid setting."""
     import optuna
 
-    from harness.bench.tuning import search_space, suggest
+    from hopbench.harness.bench.tuning import search_space, suggest
 
     space = search_space(name)
     if not space:

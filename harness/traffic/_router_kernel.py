@@ -30,7 +30,7 @@ These are BookSim's iq_router stage timings (5 cycles a hop at zero load with it
 """
 from __future__ import annotations
 
-import harness._threading  # noqa: F401  (OpenMP policy before numba loads)
+import hopbench.harness._threading  # noqa: F401  (OpenMP policy before numba loads)
 
 import numpy as np
 from numba import njit

@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 #: the environment variable naming the BookSim binary when ``--booksim`` is not given
 ENV = "HOPBENCH_BOOKSIM"
@@ -333,7 +333,7 @@ def booksim_config(topology: str = "torus", *, k: int | None = None, n: int | No
     if not 0.0 <= per_packet <= 1.0:
         raise HopbenchError(f"BookSim's Bernoulli injection needs 0 <= packets/cycle/node <= 1, got {per_packet:g} "
                             f"(injection_rate={rate:g}, packet_size={packet}); lower injection_rate")
-    lines = ["// written by hopbench (harness.traffic.booksim)"]
+    lines = ["// written by hopbench (hopbench.harness.traffic.booksim)"]
     lines += [f"{key} = {_format(key, value)};" for key, value in values.items()]
     lines += extra
     return "\n".join(lines) + "\n"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from harness.errors import HopbenchError
-from harness.traffic.simulator import RouterConfig
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.traffic.simulator import RouterConfig
 
 #: router parameters that mean the same in both engines (BookSim's names)
 SHARED = ("num_vcs", "vc_buf_size", "packet_size", "routing_delay", "vc_alloc_delay", "sw_alloc_delay",
@@ -52,10 +52,10 @@ def booksim_params(config: RouterConfig, *, topology: str, pattern: str, seed: i
 
 def run_booksim_study(network: Any, args: Any, loads: list[float], config: RouterConfig) -> dict[str, Any]:
     """Every load of ``loads`` through BookSim; the document of ``hopbench simulate --json``."""
-    from harness import __version__
-    from harness.problems.networks import endpoints_per_router
-    from harness.traffic import booksim
-    from harness.traffic.study import SIMULATION_FORMAT, grid_dims
+    from hopbench.harness import __version__
+    from hopbench.harness.problems.networks import endpoints_per_router
+    from hopbench.harness.traffic import booksim
+    from hopbench.harness.traffic.study import SIMULATION_FORMAT, grid_dims
 
     if args.faults:
         raise HopbenchError("--faults needs hopbench's engine (BookSim's routings cannot re-route around them)")

@@ -1,7 +1,7 @@
 """Throughput bounds without simulation: what a routing, or any routing at all, can carry.
 
 Units.  Every directed link (a *channel*: channel id ``graph.csr[0][r] + k`` is output port ``k``
-of switch ``r``, as in :mod:`harness.traffic.routing`) carries at most ``capacity`` flits/cycle
+of switch ``r``, as in :mod:`hopbench.harness.traffic.routing`) carries at most ``capacity`` flits/cycle
 (1 by default).  Traffic is a switch-level demand matrix ``D`` (float64, ``n x n``): ``D[s, t]`` is
 the flits/cycle that switch ``s``'s hosts send to switch ``t``'s hosts when *every host injects
 1 flit/cycle*; the diagonal is traffic between hosts of one switch and never uses a link.  Both
@@ -12,7 +12,7 @@ flits/cycle, and a host pair of uniform all-to-all traffic over ``N`` hosts carr
 bound comes out in those units: ``lam`` is always the largest factor by which ``D`` can be scaled.
 
 * :func:`channel_load_bound` — the saturation throughput of one routing (a
-  :class:`~harness.traffic.routing.SimRouting`) under ideal flow control: traffic splits evenly
+  :class:`~hopbench.harness.traffic.routing.SimRouting`) under ideal flow control: traffic splits evenly
   among the candidates at each hop, the most loaded channel saturates first, ``lam = capacity /
   max load``.
 * :func:`max_concurrent_flow` — the best any routing could do: the maximum concurrent
@@ -36,12 +36,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 if TYPE_CHECKING:  # routing.py loads numba kernels; the bounds only read its tables
-    from harness.traffic.routing import SimRouting
+    from hopbench.harness.traffic.routing import SimRouting
 
 __all__ = ["BACKENDS", "DEFAULT_BACKEND", "PATTERNS", "FlowBound", "channel_load_bound", "channel_loads",
            "demand_for", "lp_size", "max_concurrent_flow"]
@@ -448,7 +448,7 @@ def demand_for(name: str, graph: Graph, hosts_per_switch: int = 1, seed: int = 0
       With an odd number of switches one is left out and its hosts send nothing.  It is the
       TopoBench near-worst case: every flit travels far.
 
-    The simulator's patterns (:mod:`harness.traffic.patterns`, BookSim's definitions, where
+    The simulator's patterns (:mod:`hopbench.harness.traffic.patterns`, BookSim's definitions, where
     ``uniform`` includes the source host and ``randperm`` allows fixed points) give their own matrix
     in the same units through ``TrafficPattern.demand_matrix``; both feed the bounds here.
     """
@@ -486,7 +486,7 @@ def demand_for(name: str, graph: Graph, hosts_per_switch: int = 1, seed: int = 0
 def _longest_matching(graph: Graph, h: int) -> np.ndarray:
     import networkx as nx
 
-    from harness.engine.distances import distance_matrix
+    from hopbench.harness.engine.distances import distance_matrix
 
     n = graph.n
     if n > MATCHING_MAX_SWITCHES:

@@ -1,7 +1,7 @@
 """Channel-dependency check of a simulation routing, with virtual channels (Dally & Seitz; Duato).
 
 The nodes of the dependency graph are ``(channel, VC)`` pairs; channel ids are those of
-:mod:`harness.traffic.routing` (CSR positions, ``0..2m-1``).  A packet at switch ``r`` bound for
+:mod:`hopbench.harness.traffic.routing` (CSR positions, ``0..2m-1``).  A packet at switch ``r`` bound for
 switch ``t`` in routing state ``s``, holding the ``(channel, VC)`` it arrived on, may request every
 ``(output channel, VC)`` of its candidates: one dependency edge each.  Which ``(r, t, s)`` a packet
 can reach is found honestly, by a breadth-first search over packet states from every source
@@ -22,7 +22,7 @@ VCs that every candidate either fully includes or fully excludes behave alike, s
 into one class before the search (two for a dateline torus, two for an escape scheme): the cycle
 test is the same on the merged graph and the graph stays ``2m x classes`` nodes.
 
-This module reads a routing's fields without importing :mod:`harness.traffic.routing` (which calls
+This module reads a routing's fields without importing :mod:`hopbench.harness.traffic.routing` (which calls
 :func:`check_tables` while it builds), so the two modules form no import circle.
 """
 from __future__ import annotations
@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
-import harness._threading  # noqa: F401  (OpenMP policy before numba loads)
+import hopbench.harness._threading  # noqa: F401  (OpenMP policy before numba loads)
 import numba
 from numba import njit, prange
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 #: dependency bitmaps above this many 64-bit words are refused before they are allocated
 MAX_DEPENDENCY_WORDS = 1 << 24  # 128 MB a bitmap (each worker keeps two)
@@ -320,7 +320,7 @@ def check_tables(graph: Graph, *, name: str, num_vcs: int, num_states: int, init
                  cand_ptr: np.ndarray, cand_port: np.ndarray, cand_vc_lo: np.ndarray, cand_vc_hi: np.ndarray,
                  cand_state: np.ndarray, cand_escape: np.ndarray, escape_vcs: tuple[int, ...] = ()
                  ) -> DeadlockReport:
-    """The check on raw candidate tables (the layout of :class:`harness.traffic.routing.SimRouting`)."""
+    """The check on raw candidate tables (the layout of :class:`hopbench.harness.traffic.routing.SimRouting`)."""
     n, V, S = graph.n, int(num_vcs), int(num_states)
     indptr, indices = graph.csr
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
@@ -403,7 +403,7 @@ def check_tables(graph: Graph, *, name: str, num_vcs: int, num_states: int, init
 
 
 def check(routing: Any, graph: Graph) -> DeadlockReport:
-    """The channel-dependency verdict for a :class:`~harness.traffic.routing.SimRouting` on ``graph``."""
+    """The channel-dependency verdict for a :class:`~hopbench.harness.traffic.routing.SimRouting` on ``graph``."""
     if int(routing.n) != graph.n:
         raise HopbenchError(f"the routing is for {routing.n} switches but the network has {graph.n}; "
                             f"build the routing for this network")

@@ -1,7 +1,7 @@
 """The ``traffic`` problem kind: a network's saturation throughput and latency, measured by simulation.
 
 A suite instance table names ``network`` (a topology spec such as ``"torus:8x8"``, or a result or
-edge file) and optionally ``traffic`` (a pattern of :mod:`harness.traffic.patterns`, default
+edge file) and optionally ``traffic`` (a pattern of :mod:`hopbench.harness.traffic.patterns`, default
 ``uniform``), ``routing`` (default ``adaptive-updown``), ``endpoints`` (hosts per switch, or
 ``"free"``), ``router`` (a table of router parameters by BookSim's names, e.g.
 ``{num_vcs = 2, packet_size = 4}``), ``faults`` (% of links removed), ``structure_seed`` (draws the
@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import (
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.kind import (
     InstanceResolver,
     InstanceShape,
     MetricColumn,
@@ -29,7 +29,7 @@ from harness.problems.kind import (
     check_field_types,
     close_enough,
 )
-from harness.traffic.problem import OBJECTIVES, TRAFFIC_FORMAT, is_spec
+from hopbench.harness.traffic.problem import OBJECTIVES, TRAFFIC_FORMAT, is_spec
 
 FIELD_TYPES = {"network": str, "traffic": str, "routing": str, "endpoints": (int, str), "router": dict,
                "faults": float, "structure_seed": int, "load": float, "zero_load_packets": int, "objective": str,
@@ -57,7 +57,7 @@ def traffic_instance_id(fields: dict[str, Any]) -> str:
     >>> traffic_instance_id({"network": "ring:16", "traffic": "bitrev", "routing": "updown", "faults": 5})
     'ring:16/bitrev/updown;faults=5'
     """
-    from harness.traffic.problem import problem_from_fields
+    from hopbench.harness.traffic.problem import problem_from_fields
 
     p = problem_from_fields(fields)
     out = f"{p.network}/{p.traffic}/{p.routing}"
@@ -89,8 +89,8 @@ def _compare_points(kind: str, stored: list[dict[str, Any]], again: list[dict[st
 def verify_traffic(doc: dict[str, Any], *, rerun: bool = True) -> Verdict:
     """Re-verify a ``hopbench.traffic/1`` document: its metrics from its points, then (``rerun``) its
     points by simulating the run again with the same seed and parameters."""
-    from harness.traffic.measure import rerun as simulate_again
-    from harness.traffic.problem import result_from_dict
+    from hopbench.harness.traffic.measure import rerun as simulate_again
+    from hopbench.harness.traffic.problem import result_from_dict
 
     stored = doc.get("metrics") if isinstance(doc.get("metrics"), dict) else {}
     try:
@@ -178,8 +178,8 @@ class TrafficKind(ProblemKind):
         check_field_types(fields, FIELD_TYPES)
         if "network" not in fields:
             raise HopbenchError("a traffic instance needs a 'network' key, e.g. network = \"torus:8x8\"")
-        from harness.traffic.patterns import PATTERNS
-        from harness.traffic.study import ROUTINGS
+        from hopbench.harness.traffic.patterns import PATTERNS
+        from hopbench.harness.traffic.study import ROUTINGS
 
         if fields.get("traffic", "uniform") not in PATTERNS:
             raise HopbenchError(f"traffic {fields['traffic']!r} is not a pattern; use one of {', '.join(PATTERNS)}")
@@ -198,7 +198,7 @@ class TrafficKind(ProblemKind):
         return traffic_instance_id(fields)
 
     def build(self, fields: dict[str, Any]):
-        from harness.traffic.problem import problem_from_fields
+        from hopbench.harness.traffic.problem import problem_from_fields
 
         return problem_from_fields(fields)
 
@@ -208,7 +208,7 @@ class TrafficKind(ProblemKind):
     def sample_problems(self) -> list[Any]:
         """Tiny networks, short measurement periods: a ring under adaptive up*/down*, a torus under
         DOR under bit-reversal with 2-flit packets and 2 VCs, and a faulty mesh under up*/down* with a stated load."""
-        from harness.traffic.problem import TrafficProblem
+        from hopbench.harness.traffic.problem import TrafficProblem
 
         quick = {"warmup_periods": 1, "sample_period": 50, "max_samples": 4}
         return [TrafficProblem(network="ring:5", routing="adaptive-updown", router=dict(quick, num_vcs=2),
@@ -229,14 +229,14 @@ class TrafficKind(ProblemKind):
         # points (the bisection replayed) and, for a solver hopbench does not ship, the points themselves,
         # simulated again.  The shipped simulator's points would only be its own deterministic run repeated
         # (twice the cost for the same numbers); 'hopbench verify' does that on any file a board links
-        from harness.problems.recheck import problem_mismatch
+        from hopbench.harness.problems.recheck import problem_mismatch
 
         claimed = doc.get("problem") if isinstance(doc.get("problem"), dict) else {}
         reason = problem_mismatch(problem.describe(), claimed)
         return verify_traffic(doc, rerun=not trusted) if reason is None else Verdict(False, reason)
 
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
-        from harness.traffic.problem import problem_from_fields
+        from hopbench.harness.traffic.problem import problem_from_fields
 
         problem = doc.get("problem")
         if not isinstance(problem, dict):
@@ -252,7 +252,7 @@ class TrafficKind(ProblemKind):
                              series=f"{group}, {problem.traffic}")
 
     def plots(self) -> dict[str, Any]:
-        from harness.traffic.board_plots import latency_curves_figure
+        from hopbench.harness.traffic.board_plots import latency_curves_figure
 
         return {"latency": latency_curves_figure}
 

@@ -1,6 +1,6 @@
 """What one traffic run measures, in one place: the ``simulator`` solver runs it, ``verify`` re-runs it.
 
-:func:`measure` simulates a :class:`~harness.traffic.problem.TrafficProblem` with one seed:
+:func:`measure` simulates a :class:`~hopbench.harness.traffic.problem.TrafficProblem` with one seed:
 the zero-load latency, the saturation throughput by bisection, the problem's stated load, a
 latency curve at fractions of the saturation throughput, and (on request) the all-paths LP bound
 and the routing's channel-load bound.  Every number is counted in cycles, so the same seed gives
@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.traffic.problem import TrafficProblem, TrafficResult
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.traffic.problem import TrafficProblem, TrafficResult
 
 
 class RunOutOfTime(HopbenchError):
@@ -31,8 +31,8 @@ def throughput_bound(problem: TrafficProblem, *, time_limit: float | None = None
                      backend: str = "auto") -> tuple[float | None, str]:
     """The all-paths bound (max concurrent flow, capped by the busiest host's ejection link) of the
     problem's pattern on its (possibly faulty) network, with a note when it was not computed."""
-    from harness.traffic import bounds
-    from harness.traffic.study import ejection_bound
+    from hopbench.harness.traffic import bounds
+    from hopbench.harness.traffic.study import ejection_bound
 
     sim, _spec = problem.prepared()
     demand = sim.pattern.demand_matrix(sim.hosts, sim.graph.n)
@@ -52,9 +52,9 @@ def throughput_bound(problem: TrafficProblem, *, time_limit: float | None = None
 
 def routing_bound(problem: TrafficProblem) -> float:
     """1 / the busiest channel's load under the problem's routing (its paths split as it splits them)."""
-    from harness.traffic import bounds
+    from hopbench.harness.traffic import bounds
 
-    from harness.traffic.study import ejection_bound
+    from hopbench.harness.traffic.study import ejection_bound
 
     sim, _spec = problem.prepared()
     demand = sim.pattern.demand_matrix(sim.hosts, sim.graph.n)
@@ -70,7 +70,7 @@ def measure(problem: TrafficProblem, *, seed: int, curve: int = 5, tolerance: fl
     ``stop`` is polled between sample periods; ``remaining`` (seconds left) bounds the LP;
     ``count`` is told of every simulated load point (a solver's evaluation count).
     """
-    from harness.traffic.simulator import (
+    from hopbench.harness.traffic.simulator import (
         SimulationStopped,
         saturation_throughput,
         simulate_load,
@@ -115,7 +115,7 @@ def measure(problem: TrafficProblem, *, seed: int, curve: int = 5, tolerance: fl
 
 def rerun(doc: dict[str, Any]) -> TrafficResult:
     """The run a ``hopbench.traffic/1`` document describes, simulated again with its seed and parameters."""
-    from harness.traffic.problem import result_from_dict
+    from hopbench.harness.traffic.problem import result_from_dict
 
     recorded = result_from_dict(doc)
     params = recorded.params

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 KIND_UNIFORM = 0
 KIND_FIXED = 1

@@ -1,6 +1,6 @@
 """A traffic problem: one network under one traffic pattern and routing, measured by simulation.
 
-It is what a ``traffic`` suite instance describes (see :mod:`harness.traffic.kind`): the network
+It is what a ``traffic`` suite instance describes (see :mod:`hopbench.harness.traffic.kind`): the network
 (a topology spec or a result file), the pattern, the routing, hosts per switch, the router's
 parameters by BookSim's names, optional failed links, and a stated offered load at which latency is
 reported.  Its objective, ``saturation``, is the saturation throughput in flits/cycle/host: the
@@ -23,8 +23,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import SolverOutput, close_enough
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.kind import SolverOutput, close_enough
 
 TRAFFIC_FORMAT = "hopbench.traffic/1"
 OBJECTIVES = ("saturation",)
@@ -34,21 +34,21 @@ DEFAULT_CURVE = 5
 
 def is_spec(text: str) -> bool:
     """Whether ``text`` names a topology spec (``torus:8x8``) rather than a file."""
-    from harness.graphs.topologies import KINDS
+    from hopbench.harness.graphs.topologies import KINDS
 
     return ":" in text and text.split(":", 1)[0] in KINDS
 
 
 @functools.lru_cache(maxsize=16)
 def _network(text: str) -> Any:
-    from harness.problems.networks import load_network
+    from hopbench.harness.problems.networks import load_network
 
     return load_network(text, action="simulate")
 
 
 def describe_router(router: dict[str, Any]) -> dict[str, Any]:
     """The router overrides in canonical form: checked, typed as RouterConfig declares, keys sorted."""
-    from harness.traffic.simulator import router_config
+    from hopbench.harness.traffic.simulator import router_config
 
     config = router_config(**router)
     return {k: getattr(config, k) for k in sorted(router)}
@@ -98,7 +98,7 @@ class TrafficProblem:
         if self.network_path:
             return self.network_path
         if not is_spec(self.network) and not os.path.isfile(self.network):
-            from harness._paths import shipped_file
+            from hopbench.harness._paths import shipped_file
 
             shipped = shipped_file(self.network)
             if shipped is not None:
@@ -107,7 +107,7 @@ class TrafficProblem:
 
     @property
     def source(self) -> Any:
-        """The network as loaded (:class:`harness.problems.networks.Network`)."""
+        """The network as loaded (:class:`hopbench.harness.problems.networks.Network`)."""
         return _network(self.network_file)
 
     @property
@@ -115,10 +115,10 @@ class TrafficProblem:
         return int(self.source.graph.n)
 
     def prepared(self) -> tuple[Any, Any]:
-        """``(network, spec)``: the checked simulation (:func:`harness.traffic.study.prepare`), built once."""
+        """``(network, spec)``: the checked simulation (:func:`hopbench.harness.traffic.study.prepare`), built once."""
         if self._prepared is None:
-            from harness.traffic.simulator import router_config
-            from harness.traffic.study import prepare
+            from hopbench.harness.traffic.simulator import router_config
+            from hopbench.harness.traffic.study import prepare
 
             self._prepared = prepare(self.source, pattern=self.traffic, routing=self.routing,
                                      endpoints=self.endpoints, config=router_config(**self.router),
@@ -128,9 +128,9 @@ class TrafficProblem:
     def check_light(self) -> None:
         """Refuse what :meth:`prepared` would refuse, at the cost of the hosts and the pattern only (no
         routing table, no deadlock check): a suite checks every instance when it loads."""
-        from harness.problems.networks import endpoints_per_router
-        from harness.traffic import patterns
-        from harness.traffic.study import grid_dims, pattern_dims
+        from hopbench.harness.problems.networks import endpoints_per_router
+        from hopbench.harness.traffic import patterns
+        from hopbench.harness.traffic.study import grid_dims, pattern_dims
 
         if not is_spec(self.network):
             # a file: only that it is there (reading a routing table loads the compiled routing modules,
@@ -179,7 +179,7 @@ def problem_from_fields(fields: dict[str, Any]) -> TrafficProblem:
 def replay_bisection(offered: list[float], saturated: list[bool], *, high: float,
                      tolerance: float) -> float:
     """The saturation throughput a bisection's points imply (the same steps as
-    :func:`harness.traffic.simulator.saturation_throughput`); points it would not have simulated are
+    :func:`hopbench.harness.traffic.simulator.saturation_throughput`); points it would not have simulated are
     refused with :class:`InvalidSolution`."""
     lo, hi = 0.0, min(1.0, float(high))
     expected = [hi]
@@ -282,7 +282,7 @@ class TrafficResult(SolverOutput):
 
     def to_dict(self) -> dict[str, Any]:
         """The self-contained ``hopbench.traffic/1`` document: the problem, the run and every point."""
-        from harness import __version__
+        from hopbench.harness import __version__
 
         ev = self.evaluation or self.evaluate()
         doc: dict[str, Any] = {

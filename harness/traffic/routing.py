@@ -3,7 +3,7 @@
 Every routing (up*/down*, minimal adaptive with an up*/down* escape VC, dimension order with
 dateline VCs, table-driven, minimal deterministic) compiles to one :class:`SimRouting`:
 
-* switches ``0..n-1`` are the vertices of the network's :class:`~harness.graphs.graph.Graph`;
+* switches ``0..n-1`` are the vertices of the network's :class:`~hopbench.harness.graphs.graph.Graph`;
   output port ``k`` of switch ``r`` (``0 <= k < deg(r)``) leads to ``graph.csr[1][graph.csr[0][r] + k]``
   (CSR order, neighbours sorted ascending); channel id of that port = ``graph.csr[0][r] + k``
   (so channel ids are ``0..2m-1``);
@@ -58,13 +58,13 @@ from typing import Any
 
 import numpy as np
 
-import harness._threading  # noqa: F401  (OpenMP policy before numba loads)
+import hopbench.harness._threading  # noqa: F401  (OpenMP policy before numba loads)
 from numba import njit, prange
 
-from harness.engine.distances import distance_matrix
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.traffic import deadlock
+from hopbench.harness.engine.distances import distance_matrix
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.traffic import deadlock
 
 
 @dataclass(frozen=True)
@@ -572,7 +572,7 @@ def dimension_order(dims: Any, *, torus: bool, num_vcs: int, graph: Graph | None
     destination the packet is ejected (no table entry, so no split there, as in BookSim).  A size-2
     ring is one link: both directions are the same port, one candidate.
     """
-    from harness.graphs.topologies import mesh as make_mesh, torus as make_torus
+    from hopbench.harness.graphs.topologies import mesh as make_mesh, torus as make_torus
 
     dims = _grid_dims(dims)
     V = _check_vcs(num_vcs, "dor")
@@ -610,7 +610,7 @@ def adaptive_dimension_order(graph: Graph, dims: Any, *, num_vcs: int) -> SimRou
     route of the mesh ``dims`` (a hypercube is the mesh 2x2x...x2; a folded hypercube's escape uses
     its hypercube links only).  A packet that takes the escape VC stays on it.  The mesh of ``dims``
     must be a subgraph of ``graph`` with the same switch ids."""
-    from harness.graphs.topologies import mesh as make_mesh
+    from hopbench.harness.graphs.topologies import mesh as make_mesh
 
     dims = _grid_dims(dims)
     V = _check_vcs(num_vcs, "adaptive-dor")
@@ -715,7 +715,7 @@ def build_routing(name: str, graph: Graph, *, num_vcs: int, dims: Any = None, to
                   root: int | None = None, table: Any = None) -> SimRouting:
     """The named routing compiled for ``graph`` (``updown``, ``adaptive-updown``, ``dor``, ``table``,
     ``minimal``); ``dims``/``torus`` for ``dor``, ``root`` for the up*/down* ones, ``table`` (a
-    :class:`~harness.problems.routing.table.RoutingTable`) for ``table``."""
+    :class:`~hopbench.harness.problems.routing.table.RoutingTable`) for ``table``."""
     if name not in ROUTINGS:
         raise HopbenchError(f"unknown routing {name!r}; choose one of {', '.join(ROUTINGS)}")
     _check_vcs(num_vcs, name)
@@ -739,7 +739,7 @@ def build_routing(name: str, graph: Graph, *, num_vcs: int, dims: Any = None, to
             raise HopbenchError("routing dor needs the grid's dims (e.g. dims=(8, 8) for torus:8x8); use updown "
                                 "or adaptive-updown on networks that are not a mesh or torus")
         if torus is None:  # whichever grid the network is; a grid of sizes <= 2 is both, and a mesh needs no split
-            from harness.graphs.topologies import mesh as make_mesh
+            from hopbench.harness.graphs.topologies import mesh as make_mesh
 
             torus = graph != make_mesh(list(_grid_dims(dims)))
         return dimension_order(dims, torus=bool(torus), num_vcs=num_vcs, graph=graph)
@@ -888,7 +888,7 @@ def from_routing_table(table: Any, graph: Graph | None = None, *, num_vcs: int) 
     into the next hop is part of the state); class 0 uses VCs ``0 .. ceil(V/2)-1``, class 1 the
     rest.  With one VC both classes share it and the check reports the ring cycles.
     """
-    from harness.problems.routing.table import RoutingTable
+    from hopbench.harness.problems.routing.table import RoutingTable
 
     V = _check_vcs(num_vcs, "table")
     if not isinstance(table, RoutingTable):

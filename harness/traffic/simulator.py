@@ -24,9 +24,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 #: hard limits of one simulation, checked before anything is allocated
 MAX_VCS = 64
@@ -147,9 +147,9 @@ class Network:
     """What the kernel needs of a network: graph, hosts, a compiled routing and a traffic pattern."""
 
     graph: Graph
-    hosts: Any          #: :class:`harness.traffic.patterns.Hosts`
-    routing: Any        #: :class:`harness.traffic.routing.SimRouting`
-    pattern: Any        #: :class:`harness.traffic.patterns.TrafficPattern`
+    hosts: Any          #: :class:`hopbench.harness.traffic.patterns.Hosts`
+    routing: Any        #: :class:`hopbench.harness.traffic.routing.SimRouting`
+    pattern: Any        #: :class:`hopbench.harness.traffic.patterns.TrafficPattern`
     config: RouterConfig = field(default_factory=RouterConfig)
 
     def __post_init__(self) -> None:
@@ -164,7 +164,7 @@ class Network:
 
 
 class _State:
-    """Every array of one simulation (see :mod:`harness.traffic._router_kernel`)."""
+    """Every array of one simulation (see :mod:`hopbench.harness.traffic._router_kernel`)."""
 
     def __init__(self, net: Network, seed: int) -> None:
         cfg = net.config
@@ -273,7 +273,7 @@ class _State:
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
         z ^= z >> 31
         self.rng = np.asarray([z or 1], dtype=np.uint64)
-        from harness.traffic._router_kernel import NUM_STATS
+        from hopbench.harness.traffic._router_kernel import NUM_STATS
 
         self.stats = np.zeros(NUM_STATS, dtype=np.int64)
         # per-packet latencies for the median and p99 (the means use exact sums of every packet)
@@ -294,7 +294,7 @@ class _State:
         self.t = 0
 
     def run(self, ncycles: int, rate: float, measure: bool) -> int:
-        from harness.traffic import _router_kernel as k
+        from hopbench.harness.traffic import _router_kernel as k
 
         self.flags[k.F_MEASURE] = 1 if measure else 0
         t, status = k.run_cycles(
@@ -341,7 +341,7 @@ def simulate_load(net: Network, load: float, *, seed: int = 1,
     ``stop`` is asked between sample periods (warm-up and drain included); when it says yes the
     simulation ends with :class:`SimulationStopped`.
     """
-    from harness.traffic import _router_kernel as k
+    from hopbench.harness.traffic import _router_kernel as k
 
     def check_stop() -> None:
         if stop is not None and stop():
@@ -476,7 +476,7 @@ def soak(net: Network, load: float, cycles: int, *, seed: int = 1, chunk: int = 
 
     Past saturation the source queues fill and stay full; a sound routing keeps delivering at its
     saturation throughput, a deadlocked network stops (no flit moves for ``deadlock_cycles``)."""
-    from harness.traffic import _router_kernel as k
+    from hopbench.harness.traffic import _router_kernel as k
 
     load = _check_load(load)
     if not 1 <= int(cycles) <= 100 * MAX_CYCLES:

@@ -1,6 +1,6 @@
 """A simulation as a user describes it: network, hosts, pattern, routing, router, loads.
 
-:func:`prepare` turns those words into a checked :class:`~harness.traffic.simulator.Network`
+:func:`prepare` turns those words into a checked :class:`~hopbench.harness.traffic.simulator.Network`
 (refusing an unsound routing before anything runs, unless deadlock itself is the study);
 :func:`run_study` simulates a load sweep and, on request, the zero-load latency and the saturation
 throughput; :func:`study_document` is the JSON document ``hopbench simulate --json`` writes.
@@ -14,9 +14,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.traffic.simulator import LoadPoint, Network, RouterConfig, Saturation
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.traffic.simulator import LoadPoint, Network, RouterConfig, Saturation
 
 SIMULATION_FORMAT = "hopbench.simulation/1"
 ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "minimal", "table")
@@ -135,10 +135,10 @@ class StudySpec:
 def prepare(network: Any, *, pattern: str, routing: str, endpoints: str | int | None = None,
             config: RouterConfig | None = None, seed: int = 1, faults: float = 0.0,
             allow_deadlock: bool = False, pattern_params: dict | None = None) -> tuple[Network, StudySpec]:
-    """A checked simulation of ``network`` (a :class:`harness.problems.networks.Network`)."""
-    from harness.problems.networks import endpoints_per_router
-    from harness.traffic import patterns
-    from harness.traffic.routing import build_routing
+    """A checked simulation of ``network`` (a :class:`hopbench.harness.problems.networks.Network`)."""
+    from hopbench.harness.problems.networks import endpoints_per_router
+    from hopbench.harness.traffic import patterns
+    from hopbench.harness.traffic.routing import build_routing
 
     config = config or RouterConfig()
     config.check()
@@ -175,7 +175,7 @@ def prepare(network: Any, *, pattern: str, routing: str, endpoints: str | int | 
     sim_routing = build_routing(routing, graph, num_vcs=config.num_vcs, dims=dims,
                                 torus=grid[1] if grid else None,
                                 table=network.routes if routing == "table" else None)
-    # every builder ran the channel-dependency check (harness.traffic.deadlock) on what it built
+    # every builder ran the channel-dependency check (hopbench.harness.traffic.deadlock) on what it built
     reason = str(sim_routing.meta.get("deadlock_check", ""))
     if not sim_routing.deadlock_free and not allow_deadlock:
         raise HopbenchError(f"routing {routing} with {config.num_vcs} VC(s) can deadlock on this network "
@@ -202,7 +202,7 @@ class StudyResult:
 def run_study(net: Network, spec: StudySpec, loads: list[float], *, zero_load: bool = False,
               saturation: bool = False, progress: Callable[[str, LoadPoint | None], None] | None = None) -> StudyResult:
     """Simulate every load, and the zero-load latency / saturation throughput when asked."""
-    from harness.traffic.simulator import saturation_throughput, simulate_load, zero_load_latency
+    from hopbench.harness.traffic.simulator import saturation_throughput, simulate_load, zero_load_latency
 
     def tell(what: str, point: LoadPoint | None) -> None:
         if progress:
@@ -224,7 +224,7 @@ def run_study(net: Network, spec: StudySpec, loads: list[float], *, zero_load: b
 
 
 def study_document(result: StudyResult, *, cycle_ns: float | None = None) -> dict[str, Any]:
-    from harness import __version__
+    from hopbench.harness import __version__
 
     def point(p: LoadPoint) -> dict[str, Any]:
         d = p.as_dict()
@@ -254,9 +254,9 @@ def throughput_bounds(network: Any, pattern: str, *, routing: str | None = None,
     simulation pattern (its host-level definition, e.g. BookSim's ``uniform``, which may pick the
     source itself).  ``routing`` adds the channel-load bound of that routing.
     """
-    from harness.problems.networks import endpoints_per_router
-    from harness.traffic import bounds, patterns
-    from harness.traffic.routing import build_routing
+    from hopbench.harness.problems.networks import endpoints_per_router
+    from hopbench.harness.traffic import bounds, patterns
+    from hopbench.harness.traffic.routing import build_routing
 
     graph = network.graph
     per_switch = endpoints_per_router(network, endpoints)
@@ -307,14 +307,14 @@ def simulate(network: Any, *, traffic: str = "uniform", routing: str = "adaptive
              zero_load: bool = False, saturation: bool = False, faults: float = 0.0,
              allow_deadlock: bool = False, **params: Any) -> StudyResult:
     """Simulate from Python: ``network`` is a topology spec (``"torus:8x8"``), a result file's path,
-    a :class:`~harness.graphs.graph.Graph` or a loaded :class:`harness.problems.networks.Network`;
+    a :class:`~hopbench.harness.graphs.graph.Graph` or a loaded :class:`hopbench.harness.problems.networks.Network`;
     ``params`` are router parameters by BookSim's names (``num_vcs=2, packet_size=4``).
 
     >>> r = simulate("torus:4x4", traffic="uniform", routing="dor", loads=[0.1], num_vcs=2)  # doctest: +SKIP
     >>> r.points[0].latency_mean  # doctest: +SKIP
     """
-    from harness.problems import networks
-    from harness.traffic.simulator import router_config
+    from hopbench.harness.problems import networks
+    from hopbench.harness.traffic.simulator import router_config
 
     if isinstance(network, Graph):
         net_in = networks.Network(network, source="graph")

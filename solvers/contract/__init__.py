@@ -9,10 +9,10 @@ package; it imports nothing above the problem kinds.
 """
 from __future__ import annotations
 
-from solvers.contract.budget import Budget, Reporter, TracePoint
-from solvers.contract.limits import hard_limit, overrun_allowance
-from solvers.contract.registry import create, get, names, register
-from solvers.contract.solver import Param, Solver
+from hopbench.solvers.contract.budget import Budget, Reporter, TracePoint
+from hopbench.solvers.contract.limits import hard_limit, overrun_allowance
+from hopbench.solvers.contract.registry import create, get, names, register
+from hopbench.solvers.contract.solver import Param, Solver
 
 __all__ = ["Budget", "Param", "Reporter", "Solver", "TracePoint", "create", "get", "hard_limit", "names",
            "overrun_allowance", "register"]

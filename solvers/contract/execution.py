@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import SolverDeclined
-from solvers.contract.budget import Budget, Reporter, TracePoint
+from hopbench.harness.errors import SolverDeclined
+from hopbench.solvers.contract.budget import Budget, Reporter, TracePoint
 
 
 @dataclass
@@ -54,8 +54,8 @@ def _old_objects_frozen():
 
 def check_loop_counts(solver: Any) -> None:
     """Refuse, before a run without a time limit, a loop-count parameter (``Param(loop=True)``) above
-    :data:`harness.caps.LOOP_COUNT`: nothing else would end that run."""
-    from harness import caps
+    :data:`hopbench.harness.caps.LOOP_COUNT`: nothing else would end that run."""
+    from hopbench.harness import caps
 
     for key, param in getattr(solver, "params", {}).items():
         value = solver.config.get(key) if getattr(param, "loop", False) else None
@@ -73,7 +73,7 @@ def execute(solver: Any, problem: Any, *, seed: int, budget: Budget | None = Non
     ``on_reporter(reporter)`` receives the run's :class:`Reporter` before the solver starts, so a progress
     display can read its live evaluation count between improvements.
 
-    Raises :class:`~harness.errors.SolverDeclined` (a ``HopbenchError``) when the solver's
+    Raises :class:`~hopbench.harness.errors.SolverDeclined` (a ``HopbenchError``) when the solver's
     ``skip`` declines the problem; callers that treat a decline as an outcome catch it
     instead of asking ``skip`` first (some solvers' checks build the base distances).
     """

@@ -3,7 +3,7 @@
 A solver given a time limit of ``T`` seconds returns within ``T + overrun_allowance(T)``
 — ``max(0.5 s, 5 % of T)`` — even when both cores of the machine are busy; compiling
 its numba kernels happens before the clock starts (the runner and ``hopbench solve``
-warm solvers up first).  The shipped conformance suite (:mod:`harness.testing`) checks
+warm solvers up first).  The shipped conformance suite (:mod:`hopbench.harness.testing`) checks
 the rule.  The runner does not trust it: a cell still running at :func:`hard_limit`
 (1.2 x T + 5 s) is killed and recorded as a timeout.
 
@@ -19,7 +19,7 @@ that process alone, and the cell is recorded as an error saying so.
 """
 from __future__ import annotations
 
-from harness.caps import env_seconds
+from hopbench.harness.caps import env_seconds
 
 #: the overrun every solver may take past its time limit: at least this many seconds ...
 MIN_OVERRUN_S = 0.5
@@ -52,7 +52,7 @@ def plugin_memory_limit() -> int | None:
     import os
     import re
 
-    from harness.errors import HopbenchError
+    from hopbench.harness.errors import HopbenchError
 
     text = os.environ.get(PLUGIN_MEMORY_LIMIT_ENV, "").strip()
     if not text:

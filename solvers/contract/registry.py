@@ -2,13 +2,13 @@
 ``"module:Class"`` that defines it, the problem kinds it solves), so looking one up imports only its
 own module: ``hopbench solve --solver edgecut-full`` never loads the routing solvers, their
 deadlock check (scipy.sparse) or the annealing kernels.  Every other module of the built-in
-backend packages (``solvers.shortcut``, ``solvers.routing``, ``solvers.traffic``) is imported
+backend packages (``hopbench.solvers.shortcut``, ``hopbench.solvers.routing``, ``hopbench.solvers.traffic``) is imported
 when the full list of solvers is asked for (:func:`names`, or :func:`get` of a name
 :data:`BUILTIN` does not know), and each class decorated with :func:`register` becomes
 available under its ``name``.
 
 Adding a solver: write ``solvers/shortcut/my_method.py`` (or ``solvers/routing/...``)
-with a :class:`~solvers.contract.Solver` subclass decorated by ``@register``; it is found
+with a :class:`~hopbench.solvers.contract.Solver` subclass decorated by ``@register``; it is found
 and runs like any plug-in.  It becomes part of hopbench — trusted — only when it is added to
 :data:`BUILTIN` (``tests/solvers/contract/test_trust.py`` checks that table against what the
 modules the repository tracks register, so the two cannot drift apart).
@@ -18,7 +18,7 @@ the classes named in :data:`SHIPPED`, found where those names say, however a sol
 discovered.  A file dropped into ``solvers/shortcut/``, an entry point or a module named
 in ``HOPBENCH_SOLVER_MODULES`` is a plug-in: the runner gives its warm-up a short limit,
 records that warm-up's failure as the cell's result, and kills every one of its cells at
-the hard limit (:mod:`solvers.contract.limits`).  A plug-in cannot take a shipped solver's name.
+the hard limit (:mod:`hopbench.solvers.contract.limits`).  A plug-in cannot take a shipped solver's name.
 
 Solvers that live outside hopbench come in two ways:
 
@@ -42,34 +42,34 @@ import pkgutil
 import re
 import sys
 
-from harness.errors import HopbenchError, PluginFailed
-from harness.plugins import failure_text, import_plugin, named_modules
-from solvers.contract.solver import Solver
+from hopbench.harness.errors import HopbenchError, PluginFailed
+from hopbench.harness.plugins import failure_text, import_plugin, named_modules
+from hopbench.solvers.contract.solver import Solver
 
 #: the packages whose modules are scanned for solvers (shipped ones, and files users drop in)
-BUILTIN_PACKAGES = ("solvers.shortcut", "solvers.routing", "solvers.traffic", "solvers.hostswitch",
-                    "solvers.grid")
+BUILTIN_PACKAGES = ("hopbench.solvers.shortcut", "hopbench.solvers.routing", "hopbench.solvers.traffic", "hopbench.solvers.hostswitch",
+                    "hopbench.solvers.grid")
 
 #: the solvers shipped with hopbench: name -> (``"module:Class"``, the problem kinds it solves).  A lookup
 #: by name imports only that module; ``tests/solvers/contract/test_trust.py`` checks the table against what
 #: the repository's solver modules register
 BUILTIN: dict[str, tuple[str, tuple[str, ...]]] = {
-    "angara-bfs": ("solvers.routing.angara_bfs:AngaraBFS", ("routing",)),
-    "angara-ga": ("solvers.routing.angara_ga:AngaraGA", ("routing",)),
-    "angara-sssp": ("solvers.routing.angara_sssp:AngaraSSSP", ("routing",)),
-    "dor": ("solvers.routing.dor:DOR", ("routing",)),
-    "annealing": ("solvers.shortcut.annealing:Annealing", ("shortcut",)),
-    "edgecut-full": ("solvers.shortcut.edgecut:EdgeCutFull", ("shortcut",)),
-    "edgecut-lite": ("solvers.shortcut.edgecut:EdgeCutLite", ("shortcut",)),
-    "equality-ga": ("solvers.shortcut.equality_ga:EqualityGA", ("shortcut",)),
-    "lift-tabu": ("solvers.shortcut.lift_tabu:LiftTabu", ("shortcut",)),
-    "milp": ("solvers.shortcut.milp:Milp", ("shortcut",)),
-    "random-matching": ("solvers.shortcut.random_matching:RandomMatching", ("shortcut",)),
-    "random": ("solvers.shortcut.random_shortcuts:RandomShortcuts", ("shortcut",)),
-    "vrs": ("solvers.shortcut.vrs:VertexRandomShortcuts", ("shortcut",)),
-    "simulator": ("solvers.traffic.simulator:TrafficSimulator", ("traffic",)),
-    "hostswitch-annealing": ("solvers.hostswitch.annealing:HostSwitchAnnealing", ("hostswitch",)),
-    "grid-annealing": ("solvers.grid.annealing:GridAnnealing", ("grid",)),
+    "angara-bfs": ("hopbench.solvers.routing.angara_bfs:AngaraBFS", ("routing",)),
+    "angara-ga": ("hopbench.solvers.routing.angara_ga:AngaraGA", ("routing",)),
+    "angara-sssp": ("hopbench.solvers.routing.angara_sssp:AngaraSSSP", ("routing",)),
+    "dor": ("hopbench.solvers.routing.dor:DOR", ("routing",)),
+    "annealing": ("hopbench.solvers.shortcut.annealing:Annealing", ("shortcut",)),
+    "edgecut-full": ("hopbench.solvers.shortcut.edgecut:EdgeCutFull", ("shortcut",)),
+    "edgecut-lite": ("hopbench.solvers.shortcut.edgecut:EdgeCutLite", ("shortcut",)),
+    "equality-ga": ("hopbench.solvers.shortcut.equality_ga:EqualityGA", ("shortcut",)),
+    "lift-tabu": ("hopbench.solvers.shortcut.lift_tabu:LiftTabu", ("shortcut",)),
+    "milp": ("hopbench.solvers.shortcut.milp:Milp", ("shortcut",)),
+    "random-matching": ("hopbench.solvers.shortcut.random_matching:RandomMatching", ("shortcut",)),
+    "random": ("hopbench.solvers.shortcut.random_shortcuts:RandomShortcuts", ("shortcut",)),
+    "vrs": ("hopbench.solvers.shortcut.vrs:VertexRandomShortcuts", ("shortcut",)),
+    "simulator": ("hopbench.solvers.traffic.simulator:TrafficSimulator", ("traffic",)),
+    "hostswitch-annealing": ("hopbench.solvers.hostswitch.annealing:HostSwitchAnnealing", ("hostswitch",)),
+    "grid-annealing": ("hopbench.solvers.grid.annealing:GridAnnealing", ("grid",)),
 }
 
 #: the solver classes shipped with hopbench, as ``"module:Class"``: the only ones trusted to keep
@@ -213,7 +213,7 @@ def get(name: str) -> type[Solver]:
     try:
         return _REGISTRY[name]
     except KeyError:
-        from harness.suggestions import did_you_mean
+        from hopbench.harness.suggestions import did_you_mean
 
         raise HopbenchError(f"unknown solver {name!r};{did_you_mean(name, names())} available: "
                             f"{', '.join(names())}{failures_note()}") from None

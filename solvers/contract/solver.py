@@ -16,8 +16,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from harness.errors import HopbenchError
-from solvers.contract.budget import Budget, Reporter
+from hopbench.harness.errors import HopbenchError
+from hopbench.solvers.contract.budget import Budget, Reporter
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -33,7 +33,7 @@ class Param:
     searched beside that range (e.g. ``t = 0`` for "exhaustive");
     ``tunable=False`` keeps it out of the search space.  ``kind`` is the value type (taken from the default when not
     given: bool, int, float or str).  ``loop=True`` marks a count of iterations (generations, moves, steps, samples)
-    that bounds a run with no time limit: such a run refuses a value above :data:`harness.caps.LOOP_COUNT`.
+    that bounds a run with no time limit: such a run refuses a value above :data:`hopbench.harness.caps.LOOP_COUNT`.
     """
 
     default: Any

@@ -2,7 +2,7 @@
 
 The one warm-up path of hopbench — the runner's cells, ``hopbench solve`` and
 ``route``, and the conformance suite all call :func:`warm_up_solver`.  The solver's
-:meth:`~solvers.contract.solver.Solver.warm_up` hook runs first (kernels that the short
+:meth:`~hopbench.solvers.contract.solver.Solver.warm_up` hook runs first (kernels that the short
 warm-up runs cannot reach), then the solver runs on the warm-up problems of each kind it
 solves (small problems that reach its compiled code paths); numba caches what it compiled
 on disk, so later processes only load it.
@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.errors import HopbenchError, SolverDeclined
-from harness.problems.registry import get_kind
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.registry import create, get, is_builtin, names
+from hopbench.harness.errors import HopbenchError, SolverDeclined
+from hopbench.harness.problems.registry import get_kind
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.registry import create, get, is_builtin, names
 
 #: the budget of one warm-up run: evaluations, because a wall-clock budget could be used up by
 #: compiling one kernel before the next is reached, and a time cap for solvers that count none

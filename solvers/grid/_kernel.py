@@ -16,19 +16,19 @@ degrees), so degenerate orbits (an edge turned onto itself) need no special case
 beyond the target diameter ``dstar``; an unreachable pair counts n hops and one far pair.  By symmetry
 the distances from one representative per vertex orbit suffice, weighted by the orbit size (g; 1 for
 the centre cell, fixed by every rotation, which gets its own scalar BFS).  The representatives' BFS
-is bit-parallel (:func:`harness.engine.bitparallel.expand`); after each level a lower bound on E
+is bit-parallel (:func:`hopbench.harness.engine.bitparallel.expand`); after each level a lower bound on E
 (every unreached pair at least one level further) stops an evaluation that can no longer be accepted.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
 import numba as nb
 import numpy as np
 
-from harness.engine.bitparallel import expand
+from hopbench.harness.engine.bitparallel import expand
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 #: most edges one orbit of a 2-edge change can touch (2 edges x order 4)

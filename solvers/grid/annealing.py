@@ -3,7 +3,7 @@
 From a random graph of short edges (every port filled where a cell within the cable length has one
 free), it anneals with 2-opt swaps that keep every edge within the cable length (and, while ports are
 free, shifts of an edge's end), optionally invariant under a rotation of the grid of order 2 or 4 as
-ODP's grid programs offer (``symmetry``).  Energy, moves and evaluation: :mod:`solvers.grid._kernel`.
+ODP's grid programs offer (``symmetry``).  Energy, moves and evaluation: :mod:`hopbench.solvers.grid._kernel`.
 
 The schedule runs on the run's clock: evaluations when the budget counts them (so a seed and an
 evaluation budget fix the result), else time, else ``moves``.  The temperature falls geometrically
@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.problems.grid.problem import GridProblem, GridSolution, golf_value
-from solvers.contract import Budget, Param, Reporter, Solver
-from solvers.contract.registry import register
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.grid.problem import GridProblem, GridSolution, golf_value
+from hopbench.solvers.contract import Budget, Param, Reporter, Solver
+from hopbench.solvers.contract.registry import register
 
 #: seconds of one kernel call between polls of the budget
 TIME_SLICE = 0.05
@@ -114,7 +114,7 @@ class GridAnnealing(Solver):
         return False, ""
 
     def warm_up(self) -> None:
-        from harness.problems.grid.problem import GridProblem as P
+        from hopbench.harness.problems.grid.problem import GridProblem as P
 
         # enough evaluations for the temperature calibration too (short budgets skip it)
         budget = Budget(evaluations=8 * CALIBRATION_MOVES)
@@ -122,7 +122,7 @@ class GridAnnealing(Solver):
             GridAnnealing(symmetry=g).solve(P(4, 4, 3, 2), seed=1, budget=budget, report=Reporter(budget))
 
     def solve(self, problem: GridProblem, *, seed: int, budget: Budget, report: Reporter) -> GridSolution:
-        from solvers.grid import _kernel as K
+        from hopbench.solvers.grid import _kernel as K
 
         cfg = self.config
         g = int(cfg["symmetry"]) or auto_symmetry(problem)

@@ -16,7 +16,7 @@ are interchangeable, so only their counts move.
 A move that would make a loop or a parallel link, or leave ``a`` without links, is redrawn before
 any evaluation.  Rows touched are saved first and written back on rejection.
 
-**Evaluation**: the exact weighted bit-parallel BFS of :mod:`harness.problems.hostswitch._kernel`
+**Evaluation**: the exact weighted bit-parallel BFS of :mod:`hopbench.harness.problems.hostswitch._kernel`
 (the one hopbench's verification uses): the ordered sum ``S`` of switch distances over host pairs
 on different switches, the connected such pairs, the largest switch distance between host-holding
 switches.  The total host distance is ``S + 2 n (n - 1)`` over ordered pairs whatever the spread.
@@ -26,12 +26,12 @@ switches.  The total host distance is ``S + 2 n (n - 1)`` over ordered pairs wha
 does); then Metropolis on ``S``.  The temperature falls geometrically from ``temp0`` to
 ``temp1`` along the run's progress.  The uniform draw of the Metropolis test comes before the
 evaluation: the move is accepted iff ``S_new - S < -T ln u``, so the BFS can stop as soon as its
-partial sums show that the move fails (``harness.problems.hostswitch._kernel.block_sums``): the
+partial sums show that the move fails (``hopbench.harness.problems.hostswitch._kernel.block_sums``): the
 walk is the one a full evaluation would take (tested), only faster.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -40,7 +40,7 @@ import math
 import numba as nb
 import numpy as np
 
-from harness.problems.hostswitch._kernel import switch_sums
+from hopbench.harness.problems.hostswitch._kernel import switch_sums
 
 # stats counters
 ST_EVALS, ST_ACCEPTED, ST_IMPROVED, ST_SWAPS, ST_SWINGS, ST_EARLY = range(6)

@@ -3,18 +3,18 @@
 The method of mnakao/ORP's host-switch annealing (Nakao et al., Parallel Computing 2022), written
 for hopbench: a random connected switch graph with the hosts spread evenly, then SWAP (2-opt of two
 switch links) and SWING (a link end moves to a switch that hands one host over) moves, every one
-scored exactly (:mod:`solvers.hostswitch._kernel`), the h-diameter rigid and Metropolis on the
+scored exactly (:mod:`hopbench.solvers.hostswitch._kernel`), the h-diameter rigid and Metropolis on the
 distance sum, temperature falling geometrically over the run.
 
 **The switch count** is the solver's to choose (unless the problem fixes it).  ``switches = 0``
-(the default) starts from Yasudo et al.'s estimate ``m*`` (:func:`~harness.problems.hostswitch.bounds.
+(the default) starts from Yasudo et al.'s estimate ``m*`` (:func:`~hopbench.harness.problems.hostswitch.bounds.
 best_switch_count`); with ``switch_search`` (default on) the first ``search_share`` of the budget
 anneals short runs at ``m*``, ``(1 - switch_step) m*`` and ``(1 + switch_step) m*``, and the rest
 of the budget continues from the best of them.  A positive ``switches`` fixes the count.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -24,14 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.problems.hostswitch import bounds
-from harness.problems.hostswitch._kernel import switch_sums, workspace
-from harness.problems.hostswitch.problem import HostSwitchProblem
-from harness.problems.hostswitch.solution import HostSwitchGraph
-from solvers.contract import Param, Solver, register
-from solvers.contract.budget import Budget, Reporter
-from solvers.hostswitch import _kernel as K
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.hostswitch import bounds
+from hopbench.harness.problems.hostswitch._kernel import switch_sums, workspace
+from hopbench.harness.problems.hostswitch.problem import HostSwitchProblem
+from hopbench.harness.problems.hostswitch.solution import HostSwitchGraph
+from hopbench.solvers.contract import Param, Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.hostswitch import _kernel as K
 
 #: seconds one compiled chunk of moves aims at between two budget checks
 CHUNK_SECONDS = 0.05

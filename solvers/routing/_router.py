@@ -5,10 +5,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from harness.problems.routing import RoutingProblem, RoutingTable
-from solvers.contract import Solver
-from solvers.contract.budget import Reporter
-from solvers.routing.dor import dor_flat
+from hopbench.harness.problems.routing import RoutingProblem, RoutingTable
+from hopbench.solvers.contract import Solver
+from hopbench.solvers.contract.budget import Reporter
+from hopbench.solvers.routing.dor import dor_flat
 
 
 class AngaraSolver(Solver):

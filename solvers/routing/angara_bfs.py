@@ -25,18 +25,18 @@ If the time budget runs out, the pairs of the remaining sources get DOR routes
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
 import numba as nb
 import numpy as np
 
-from harness.problems.routing import RoutingProblem, RoutingTable
-from solvers.contract import register
-from solvers.contract.budget import Budget, Reporter
-from solvers.routing._router import AngaraSolver, RouterState
-from solvers.routing.dor import dor_into_rows
+from hopbench.harness.problems.routing import RoutingProblem, RoutingTable
+from hopbench.solvers.contract import register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.routing._router import AngaraSolver, RouterState
+from hopbench.solvers.routing.dor import dor_into_rows
 
 
 @nb.njit(cache=True)

@@ -23,7 +23,7 @@ deterministic for a seed unless the time budget cuts it short.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -31,11 +31,11 @@ import numba as nb
 import numpy as np
 from deap import base, creator, tools
 
-from harness.problems.routing import RoutingProblem, RoutingTable, make_problem
-from harness.problems.routing.candidates import Interrupted
-from solvers.contract import Param, register
-from solvers.contract.budget import Budget, Reporter
-from solvers.routing._router import AngaraSolver
+from hopbench.harness.problems.routing import RoutingProblem, RoutingTable, make_problem
+from hopbench.harness.problems.routing.candidates import Interrupted
+from hopbench.solvers.contract import Param, register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.routing._router import AngaraSolver
 
 # DEAP's creator classes are global: define them once, at import
 if not hasattr(creator, "AngaraFitness"):

@@ -1,7 +1,7 @@
 """``angara-sssp``: the SSSP routing-table algorithm of Mukosey et al. 2021 (Alg. 3 and 4).
 
 1. **Unique routes.**  Pairs with a single minimal legal route (counted as
-   distinct direction sequences, see :mod:`harness.problems.routing.candidates`) get
+   distinct direction sequences, see :mod:`hopbench.harness.problems.routing.candidates`) get
    that route first, and their channels' weights go up.
 2. **Sort and group.**  The other pairs are sorted by the number of turns of
    their routes (``dimensions crossed - 1``, the fewest turns a minimal route
@@ -31,7 +31,7 @@ routes are still being enumerated, every pair takes its DOR route.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -40,11 +40,11 @@ import time
 import numba as nb
 import numpy as np
 
-from harness.problems.routing import RoutingProblem, RoutingTable
-from harness.problems.routing.candidates import Interrupted
-from solvers.contract import register
-from solvers.contract.budget import Budget, Reporter
-from solvers.routing._router import AngaraSolver, RouterState
+from hopbench.harness.problems.routing import RoutingProblem, RoutingTable
+from hopbench.harness.problems.routing.candidates import Interrupted
+from hopbench.solvers.contract import register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.routing._router import AngaraSolver, RouterState
 
 
 @nb.njit(cache=True)

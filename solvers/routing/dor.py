@@ -14,18 +14,18 @@ times that.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
 import numba as nb
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.problems.routing import RoutingProblem, RoutingTable, evaluate_loads
-from harness.problems.routing.deadlock import loads_and_dependencies
-from solvers.contract import Param, Solver, register
-from solvers.contract.budget import Budget, Reporter
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.routing import RoutingProblem, RoutingTable, evaluate_loads
+from hopbench.harness.problems.routing.deadlock import loads_and_dependencies
+from hopbench.solvers.contract import Param, Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
 
 TIES = ("positive", "negative", "alternate")
 #: pairs routed per compiled call between two budget checks (2^18 pairs: about 20 ms)

@@ -4,7 +4,7 @@ One call of :func:`run_moves` performs up to ``max_evals`` Metropolis steps
 on the shortcut set and returns; the Python side polls the budget, reports
 improvements and moves the temperature schedule between calls.
 
-State (all arrays, mutated in place; see :class:`solvers.shortcut.annealing._State`):
+State (all arrays, mutated in place; see :class:`hopbench.solvers.shortcut.annealing._State`):
 
 * the current graph: padded adjacency ``nbr``/``nbc`` (base + shortcuts),
   adjacency matrix ``adj``, shortcut list ``sc[:k]``, vertices with a free
@@ -16,7 +16,7 @@ State (all arrays, mutated in place; see :class:`solvers.shortcut.annealing._Sta
   i.  Those removal matrices are what makes a move cheap: every move of
   shortcut i (relocate, or move one end) is scored as one addition on
   ``D(G - s_i)``.  They are computed on demand with
-  :func:`harness.engine.dynamic.remove_edge_repair` and stay valid until
+  :func:`hopbench.harness.engine.dynamic.remove_edge_repair` and stay valid until
   the state changes; after an accepted move of shortcut i, the matrix of
   slot i is still valid (G' - s_i' = G - s_i), all others are dropped.
   Moves come in blocks of ``block`` proposals for the same shortcut, so one
@@ -30,7 +30,7 @@ diameter as n) so that disconnected states still have a slope.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -39,7 +39,7 @@ import math
 import numba as nb
 import numpy as np
 
-from harness.engine.dynamic import (
+from hopbench.harness.engine.dynamic import (
     add_edge_inplace,
     addition_histogram_delta,
     addition_savings,

@@ -1,5 +1,5 @@
 """The swap mode of the ``annealing`` solver: a near-regular graph, degree-preserving 2-opt swaps,
-exact bit-parallel evaluation (the kernel and its rules are in :mod:`solvers.shortcut._golf_kernel`).
+exact bit-parallel evaluation (the kernel and its rules are in :mod:`hopbench.solvers.shortcut._golf_kernel`).
 
 It applies when the budget can fill every free port (``budget >= sum(cap - base degree) // 2``) —
 the order/degree problem of graph golf is the case ``empty:n``, cap d, budget ``n d / 2``.
@@ -12,13 +12,13 @@ import math
 
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.graphs.bounds import moore_bound
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.shortcut import _golf_kernel as G
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.bounds import moore_bound
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.shortcut import _golf_kernel as G
 
 #: most uint64 words per vertex in one BFS batch (64 sources each).  Wider batches cost less per
-#: word (see harness.engine.bitparallel: 1.95 us per word at 16 words against 4.5 at one word,
+#: word (see hopbench.harness.engine.bitparallel: 1.95 us per word at 16 words against 4.5 at one word,
 #: n = 1024); 16 words keep the two bitset arrays of n = 1024 at 256 KB, inside L2.
 MAX_WORDS = 16
 #: most memory for the incremental evaluation's stored BFS levels (two copies of each level)
@@ -160,7 +160,7 @@ def check_symmetry(problem: ShortcutProblem, g: int) -> None:
 
 
 class SwapState:
-    """The arrays of :func:`solvers.shortcut._golf_kernel.run_swaps`, built from a random start."""
+    """The arrays of :func:`hopbench.solvers.shortcut._golf_kernel.run_swaps`, built from a random start."""
 
     def __init__(self, problem: ShortcutProblem, g: int, rng: np.ndarray, *, diameter_weight: float,
                  start: np.ndarray | None = None) -> None:
@@ -225,7 +225,7 @@ class SwapState:
 
     def _levels_workspace(self, words: int) -> tuple:
         """The arrays of the incremental evaluation (every BFS level of the current graph; see
-        :func:`solvers.shortcut._golf_kernel.evaluate_inc`): for one batch of sources and a connected
+        :func:`hopbench.solvers.shortcut._golf_kernel.evaluate_inc`): for one batch of sources and a connected
         start, else placeholders that turn it off."""
         n = self.n
         lmax = int(self.ivars[G.I_CUR_D])

@@ -1,9 +1,9 @@
 """The compiled swap loop of the ``annealing`` solver when every port can be filled (not a solver
-module: no registration here).  The Python side is :mod:`solvers.shortcut._golf`.
+module: no registration here).  The Python side is :mod:`hopbench.solvers.shortcut._golf`.
 
 The graph (graph golf's order/degree problem, or any base whose free ports the budget can all
 fill) is kept near-regular, and the move is the degree-preserving 2-opt swap of two shortcut edges'
-endpoints, scored by one exact bit-parallel BFS (:mod:`harness.engine.bitparallel`).
+endpoints, scored by one exact bit-parallel BFS (:mod:`hopbench.harness.engine.bitparallel`).
 
 **Orbits.**  With symmetry g (n = g m), vertex ``v = r + k m`` has representative ``r = v % m``
 and shift ``k = v // m``; the edge set is invariant under ``v -> v + m (mod n)``.  The state is
@@ -50,7 +50,7 @@ shorter diameter is the optional ``lambda`` (``diameter_weight``, default 0): me
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -59,9 +59,9 @@ import math
 import numba as nb
 import numpy as np
 
-from harness.engine.bitops import popcount64
-from harness.engine.bitparallel import _ALL, expand, expand_complete, seed_sources
-from solvers.shortcut._annealing_kernel import OBJ_CODES, _better, energy, rng_below, rng_unit
+from hopbench.harness.engine.bitops import popcount64
+from hopbench.harness.engine.bitparallel import _ALL, expand, expand_complete, seed_sources
+from hopbench.solvers.shortcut._annealing_kernel import OBJ_CODES, _better, energy, rng_below, rng_unit
 
 # int64 state scalars (I_LV_VALID: whether the incremental evaluation's stored levels describe the
 # current graph: 1 yes, 0 stale, -1 not storable until the state changes)

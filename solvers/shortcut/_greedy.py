@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from harness.problems.shortcut.problem import objective_value
-from solvers.contract.budget import Reporter
+from hopbench.harness.problems.shortcut.problem import objective_value
+from hopbench.solvers.contract.budget import Reporter
 
 if TYPE_CHECKING:
-    from harness.engine.distances import DistanceState
+    from hopbench.harness.engine.distances import DistanceState
 
 
 def state_objective(state: DistanceState, objective: str) -> float:

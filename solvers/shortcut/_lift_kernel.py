@@ -14,15 +14,15 @@ candidate: the sequence of evaluations does not depend on how the run is cut int
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
 import numba as nb
 import numpy as np
 
-from harness.engine.bitops import popcount64
-from solvers.shortcut._annealing_kernel import OBJ_CODES, rng_below
+from hopbench.harness.engine.bitops import popcount64
+from hopbench.solvers.shortcut._annealing_kernel import OBJ_CODES, rng_below
 
 # int64 state scalars
 (I_STEP, I_SCAN, I_SWAPS, I_MOVE, I_WALK, I_RESTARTS, I_BEST_STEP, I_CUR_LOST, I_BEST_LOST, I_BEST_ECC,

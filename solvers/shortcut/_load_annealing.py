@@ -1,9 +1,9 @@
 """Annealing's path for the ``channel-load`` objective (the throughput bound of minimal routing).
 
-Not a solver module: :class:`solvers.shortcut.annealing.Annealing` calls :func:`anneal_channel_load` when a
+Not a solver module: :class:`hopbench.solvers.shortcut.annealing.Annealing` calls :func:`anneal_channel_load` when a
 problem's objective is ``channel-load``.  Its incremental distance machinery scores a move by the total
 distance and the diameter alone; the busiest channel depends on every shortest path of every pair, so each
-move is scored from scratch instead, by :func:`harness.engine.channel_load.peak_of_edges` (O(n m), one numba
+move is scored from scratch instead, by :func:`hopbench.harness.engine.channel_load.peak_of_edges` (O(n m), one numba
 call).  That is affordable on the small instances the objective is meant for (n in the hundreds).
 
 * **State**: the shortcut set, filled with random feasible shortcuts up to the budget from ``init``'s start
@@ -24,10 +24,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from harness.engine.channel_load import peak_of_edges
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut.feasible import FeasiblePairs
+from hopbench.harness.engine.channel_load import peak_of_edges
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
 #: the least share of swap moves on this path (see the module docstring)
 MIN_SWAP_SHARE = 0.3

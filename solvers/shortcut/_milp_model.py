@@ -1,4 +1,4 @@
-"""The exact CP-SAT model of a small shortcut problem (built here, solved by :mod:`solvers.shortcut.milp`).
+"""The exact CP-SAT model of a small shortcut problem (built here, solved by :mod:`hopbench.solvers.shortcut.milp`).
 
 Variables
     ``x[e]`` — one Boolean per candidate shortcut e = u--v (not a base edge,
@@ -25,7 +25,7 @@ Constraints
 Objective
     total distance = sum over pairs of sum_{k < min(d_base, D)} (1 - r[s,v,k]).
 
-Symmetry breaking (optional, see :mod:`solvers.shortcut._milp_symmetry` for why it is
+Symmetry breaking (optional, see :mod:`hopbench.solvers.shortcut._milp_symmetry` for why it is
 sound): an integer M equals the largest base length of a chosen shortcut,
 and at least one chosen "anchor" shortcut r--w (r a vertex-orbit
 representative, w a representative under the stabiliser of r) has length M.
@@ -37,9 +37,9 @@ from typing import Callable
 
 import numpy as np
 
-from harness.engine.distances import distance_matrix
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.shortcut._milp_symmetry import Symmetry
+from hopbench.harness.engine.distances import distance_matrix
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.shortcut._milp_symmetry import Symmetry
 
 
 def candidates(problem: ShortcutProblem) -> np.ndarray:

@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from harness.graphs.graph import Graph
+from hopbench.harness.graphs.graph import Graph
 
 #: automorphisms enumerated at most; a larger group is not used for symmetry breaking
 MAX_GROUP = 20_000

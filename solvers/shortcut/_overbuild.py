@@ -1,7 +1,7 @@
 """Over-build, then delete: annealing's first graph for an order n without a useful rotational symmetry.
 
 The swap mode anneals far better and faster with small orbits (v -> v + n/g, one BFS per orbit;
-see :data:`solvers.shortcut._golf.AUTO_ORBITS_PER_BIT`), but some orders have none: an odd n at an
+see :data:`hopbench.solvers.shortcut._golf.AUTO_ORBITS_PER_BIT`), but some orders have none: an odd n at an
 odd degree (Graph Golf's (4855, 15): every orbit would have an odd number of ports) or n = 2 x prime
 ((1726, 30): orbits of 863 vertices).  As ODP's SA does with ``-g`` / ``-v`` (n = g x base + v),
 this module anneals a symmetric graph on n + v vertices, v >= 1 the fewest that give one, then
@@ -20,12 +20,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from harness.engine.distances import distance_matrix, summary
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut import _golf
+from hopbench.harness.engine.distances import distance_matrix, summary
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.shortcut import _golf
 
 #: most vertices built beyond n and then deleted: each deletion leaves up to cap ports to pair, and a
 #: pairing lengthens a few paths, so only a handful are worth it

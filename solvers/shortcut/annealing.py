@@ -20,7 +20,7 @@ would write:
 * **Exact evaluation, incrementally**: each move is scored exactly (total
   distance, diameter, unreachable pairs) as one edge addition on the
   distance matrix of the graph *without* the moved shortcut.  That removal
-  matrix comes from :func:`harness.engine.dynamic.remove_edge_repair`
+  matrix comes from :func:`hopbench.harness.engine.dynamic.remove_edge_repair`
   (only the rows and entries that can change are recomputed; faster than
   rerunning the bit-parallel engine on the affected sources, see
   ``tests/benchmarks/bench_annealing.py``), is cached per shortcut, and stays
@@ -41,7 +41,7 @@ would write:
 * **Returns the best state seen**, never merely the last one.
 * ``channel-load`` (the throughput objective): every move is scored from scratch by the busiest channel
   under uniform traffic and minimal routing; relocations and swaps on a set filled to the budget
-  (:mod:`solvers.shortcut._load_annealing`).
+  (:mod:`hopbench.solvers.shortcut._load_annealing`).
 * ``init``: ``empty``, ``random`` (random feasible shortcuts up to the
   budget) or another solver's solution, e.g. ``edgecut-full`` or
   ``edgecut-full:t=0`` (which gets ``init_share`` of the budget).
@@ -51,7 +51,7 @@ would write:
 n d / 2): the state is a random near-regular graph (every port taken; one left when their
 number is odd) made connected by swaps, and the move is the degree-preserving 2-opt swap of two
 shortcuts' endpoints, (a, b), (c, d) -> (a, d), (b, c), scored by an exact bit-parallel BFS
-(:mod:`solvers.shortcut._golf`, :mod:`solvers.shortcut._golf_kernel`, which state the rules):
+(:mod:`hopbench.solvers.shortcut._golf`, :mod:`hopbench.solvers.shortcut._golf_kernel`, which state the rules):
 unreachable pairs first, the diameter rigid for golf and diameter (as ODP's SA), then
 Metropolis on the total distance, with the uniform draw made *before* the BFS so that it stops
 as soon as the move can be neither accepted nor a new best.  Temperatures are absolute, in
@@ -59,17 +59,17 @@ pair-distance units: ``swap_t0`` (0: ODP's calibration, the largest rise over 10
 ln 2) down to ``swap_t1`` (ODP's 0.217), geometric over the budget.  ``symmetry=g`` anneals
 graphs invariant under v -> v + n/g (swaps act on orbits of g edges; BFS from the n/g sources of
 one orbit, the rest by symmetry); ``symmetry=0``, the default, picks small orbits automatically,
-which on the graph golf instances anneals much better (see :data:`solvers.shortcut._golf.AUTO_ORBITS_PER_BIT`).
+which on the graph golf instances anneals much better (see :data:`hopbench.solvers.shortcut._golf.AUTO_ORBITS_PER_BIT`).
 From degree cap 16 up, where n is within 9/8 of an Erdős–Rényi polarity graph's order (q^2 + q + 1
 at q = cap - 1, or q^2 - 1 at q = cap with one closed neighbourhood cut out; q a prime power), the
-first graph is that graph extended by edge splitting (``swap_start``, :mod:`solvers.shortcut._polarity`),
+first graph is that graph extended by edge splitting (``swap_start``, :mod:`hopbench.solvers.shortcut._polarity`),
 and the schedule polishes it from ``swap_t1`` instead of melting it: on (1024, 32) that gives 2.0005
 against 2.20 from a random start (best known 1.998).
 Above 1,024 vertices, where n has no symmetry of at most 64 representatives but n + v (v <= 8) has
 (Graph Golf's (4855, 15) and (1726, 30)), ``overbuild=auto`` anneals that symmetric graph on n + v
 vertices for 80 % of the run, deletes v vertices, pairs their orphaned neighbours, mends the pairs
 pushed past its diameter and polishes the result as it does the polarity start (ODP's ``-g`` / ``-v``;
-:mod:`solvers.shortcut._overbuild`).
+:mod:`hopbench.solvers.shortcut._overbuild`).
 Up to 64 vertices, where the symmetry saves no BFS work, a symmetric run ends with a *polish leg*
 without it: the best symmetric graph, annealed on by unrestricted 2-opt swaps from :data:`POLISH_T0`
 down to ``swap_t1`` for the last :data:`POLISH_SHARE` of the run (small dense graphs take orbits of 8
@@ -102,16 +102,16 @@ from typing import Any
 
 import numpy as np
 
-from harness.engine.distances import (_pair_histogram, dense_matrix_refusal, dense_state_seconds_estimate,
+from hopbench.harness.engine.distances import (_pair_histogram, dense_matrix_refusal, dense_state_seconds_estimate,
                                       distance_dtype, distance_matrix, summary)
-from harness.engine.dynamic import padded_adjacency, workspace
-from harness.errors import HopbenchError, SolverDeclined
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from solvers.contract import Param, Solver, register
-from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut import _annealing_kernel as K
-from solvers.shortcut import _golf, _overbuild, _polarity
-from solvers.shortcut.feasible import FeasiblePairs
+from hopbench.harness.engine.dynamic import padded_adjacency, workspace
+from hopbench.harness.errors import HopbenchError, SolverDeclined
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.solvers.contract import Param, Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.shortcut import _annealing_kernel as K
+from hopbench.solvers.shortcut import _golf, _overbuild, _polarity
+from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
 #: evaluations per kernel call when the schedule follows an evaluation count (fixed, so runs are reproducible)
 EVAL_CHUNK = 1024
@@ -166,7 +166,7 @@ def parse_init(text: str) -> tuple[str, dict[str, str]]:
 
 
 class _State:
-    """The arrays :func:`solvers.shortcut._annealing_kernel.run_moves` works on."""
+    """The arrays :func:`hopbench.solvers.shortcut._annealing_kernel.run_moves` works on."""
 
     def __init__(self, problem: ShortcutProblem, shortcuts: np.ndarray, buffers: int) -> None:
         base = problem.base
@@ -261,7 +261,7 @@ def _shortcut_moves_refusal(problem: ShortcutProblem, cache_mb: int) -> str:
 
 
 def _objective_of(objective: str, q: int, energy: float) -> float:
-    """The problem's objective from the kernel's energy (exact: same formula as harness.problems.shortcut.problem)."""
+    """The problem's objective from the kernel's energy (exact: same formula as hopbench.harness.problems.shortcut.problem)."""
     if q > 0:
         return math.inf
     return float(math.floor(energy)) if objective == "diameter" else energy
@@ -354,8 +354,8 @@ class Annealing(Solver):
                 pairs.add(u, v)
                 chosen.append((u, v))
             return np.asarray(chosen, np.int64).reshape(-1, 2)
-        import solvers
-        from solvers.contract.execution import execute
+        from hopbench import solvers
+        from hopbench.solvers.contract.execution import execute
 
         name, params = parse_init(init)
         if name == self.name:
@@ -396,7 +396,7 @@ class Annealing(Solver):
             cfg["p_endpoint"], cfg["p_swap"] = cfg["p_endpoint"] / share, cfg["p_swap"] / share
         rng = np.random.default_rng(seed)
         if problem.objective == "channel-load":
-            from solvers.shortcut._load_annealing import anneal_channel_load
+            from hopbench.solvers.shortcut._load_annealing import anneal_channel_load
 
             start = self._initial(problem, seed, rng, budget, report)
             return anneal_channel_load(problem, start, cfg, rng, budget, report, _schedule_clock)
@@ -467,7 +467,7 @@ class Annealing(Solver):
 
     def _solve_swaps(self, problem: ShortcutProblem, cfg: dict[str, Any], rng: np.random.Generator,
                      budget: Budget, report: Reporter) -> Solution | None:
-        """Anneal a random near-regular graph with 2-opt swaps (:mod:`solvers.shortcut._golf`);
+        """Anneal a random near-regular graph with 2-opt swaps (:mod:`hopbench.solvers.shortcut._golf`);
         None when no random fill of every port was found (the caller falls back on shortcut moves)."""
         start = _polarity_start(problem, cfg, rng, report)
         start_kind = "random" if start is None else "polarity"
@@ -622,7 +622,7 @@ class Annealing(Solver):
 
 
     def _symmetric_stage(self, g: int):
-        """The over-build's first stage (:mod:`solvers.shortcut._overbuild`): this solver's swap mode with
+        """The over-build's first stage (:mod:`hopbench.solvers.shortcut._overbuild`): this solver's swap mode with
         symmetry ``g`` and no over-build, as a function of (problem, seed, budget, reporter)."""
         config = {**self.config, "symmetry": g, "overbuild": "off"}
 
@@ -641,7 +641,7 @@ def _polishes(g: int, n: int) -> bool:
 
 def _polarity_start(problem: ShortcutProblem, cfg: dict[str, Any], rng: np.random.Generator,
                     report: Reporter) -> np.ndarray | None:
-    """The swap mode's algebraic first graph (:mod:`solvers.shortcut._polarity`) when ``swap_start``
+    """The swap mode's algebraic first graph (:mod:`hopbench.solvers.shortcut._polarity`) when ``swap_start``
     asks for it or (auto) it applies; None for a random fill (also when the time budget runs out
     while the graph is built)."""
     kind = str(cfg["swap_start"])
@@ -674,7 +674,7 @@ __all__ = ["Annealing", "parse_init"]
 
 
 def _keep_better(state: "_golf.SwapState", kept: tuple | None) -> tuple:
-    """The better of a kept best graph and ``state``'s best (a :meth:`~solvers.shortcut._golf.SwapState.best_snapshot`),
+    """The better of a kept best graph and ``state``'s best (a :meth:`~hopbench.solvers.shortcut._golf.SwapState.best_snapshot`),
     ranked by (unreachable pairs, energy) as the kernel ranks states; ties keep the earlier one."""
     if kept is None or state.best < kept[0]:
         return state.best_snapshot()

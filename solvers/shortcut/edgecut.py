@@ -40,13 +40,13 @@ improves" only happens when no feasible pair is left.  Golf's key is exactly
 its objective's order (diameter first, then ASPL).
 
 ``channel-load`` (edgecut-full only; the busiest channel under uniform traffic and minimal routing,
-:mod:`harness.engine.channel_load`): the key is (unreachable pairs, sum of squared channel loads, the
+:mod:`hopbench.harness.engine.channel_load`): the key is (unreachable pairs, sum of squared channel loads, the
 busiest channel's load, total distance), each candidate measured from scratch on the graph so far plus
 that link (the squares: a smooth stand-in for the peak, see ``_pick_by_load``).  An added link can load a channel
 more (traffic moves onto it): each round adds the best candidate even then, and the run returns the best
 graph of the sequence (a prefix of the additions), not necessarily the budget's last.
 
-Scoring uses :meth:`harness.engine.distances.DistanceState.reductions` (one
+Scoring uses :meth:`hopbench.harness.engine.distances.DistanceState.reductions` (one
 vectorised pass per candidate, or per-endpoint tables when many candidates
 share an endpoint, which makes ``t = 0`` affordable) and falls back on exact
 per-candidate histograms for the few candidates that lower the diameter and
@@ -58,16 +58,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.engine.dense import dense_matrix_refusal, dense_state_seconds_estimate
-from harness.engine.small_state import distance_state
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from solvers.contract import Param, Solver, register
-from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut._greedy import Progress, state_objective
-from solvers.shortcut.feasible import FeasiblePairs
+from hopbench.harness.engine.dense import dense_matrix_refusal, dense_state_seconds_estimate
+from hopbench.harness.engine.small_state import distance_state
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.solvers.contract import Param, Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.shortcut._greedy import Progress, state_objective
+from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
 if TYPE_CHECKING:
-    from harness.engine.distances import DistanceState
+    from hopbench.harness.engine.distances import DistanceState
 
 #: candidates scored per kernel call in exhaustive rounds; the time budget is
 #: polled between chunks, so one round never overruns it by more than a chunk
@@ -173,7 +173,7 @@ class _EdgeCut(Solver):
         # in a process that warms solvers up (run's workers, solve with a time limit, the Python API) the
         # numba state is the one to compile before any clock starts: once its engine is imported,
         # distance_state() always picks it
-        import harness.engine.distances  # noqa: F401
+        import hopbench.harness.engine.distances  # noqa: F401
 
     def skip(self, problem: ShortcutProblem) -> tuple[bool, str]:
         skipped, reason = super().skip(problem)
@@ -199,7 +199,7 @@ class _EdgeCut(Solver):
         self.current = problem.base  # the graph so far (the channel-load objective is measured on it)
         by_load = problem.objective == "channel-load"
         if by_load:  # numba's channel-load kernels, loaded only for that objective (a small solve stays light)
-            from harness.engine.channel_load import max_channel_load, peak_of_edges
+            from hopbench.harness.engine.channel_load import max_channel_load, peak_of_edges
 
         def value() -> float:
             if problem.objective == "channel-load":
@@ -277,7 +277,7 @@ class EdgeCutFull(_EdgeCut):
 
 
     def _pick_by_load(self, state, cand, report):
-        from harness.engine.channel_load import score_added_links
+        from hopbench.harness.engine.channel_load import score_added_links
 
         # each candidate measured from scratch on the graph so far plus that link
         parts = []

@@ -17,13 +17,13 @@ K-regular Equality network and the operators below never leave that set:
 Fitness is the problem's objective computed from a and d (``ad`` = a*d for the
 ``equality`` family), evaluated for a whole population at once by a parallel
 numba kernel (one bit-parallel BFS from router 0 per individual; see
-:mod:`harness.problems.shortcut.equality`).  All randomness comes from one ``random.Random(seed)``
+:mod:`hopbench.harness.problems.shortcut.equality`).  All randomness comes from one ``random.Random(seed)``
 instance, so runs are reproducible and leave no global state behind; DEAP
 provides the individual/fitness classes, the toolbox and the hall of fame.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -36,13 +36,13 @@ import numba as nb
 import numpy as np
 from deap import base, creator, tools
 
-from harness import caps
-from harness.engine.equality_bfs import bfs_levels
-from harness.errors import HopbenchError
-from harness.problems.shortcut import equality as eq
-from harness.problems.shortcut.problem import ShortcutProblem, Solution, objective_value
-from solvers.contract import Param, Solver, register
-from solvers.contract.budget import Budget, Reporter
+from hopbench.harness import caps
+from hopbench.harness.engine.equality_bfs import bfs_levels
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.shortcut import equality as eq
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution, objective_value
+from hopbench.solvers.contract import Param, Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
 
 #: generations in a row without any unseen genome after which the search stops
 IDLE_GENERATIONS = 50

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.graphs.graph import Graph
+from hopbench.harness.graphs.graph import Graph
 
 
 class FeasiblePairs:

@@ -2,7 +2,7 @@
 
 The graph is searched as a cyclic lift of order g: an m-vertex quotient multigraph (n = m g) whose
 edges carry voltages in Z_g, lifted to a graph invariant under v -> v + m (see
-:mod:`solvers.shortcut._lift_kernel`).  This is the space that annealing's symmetric swap mode
+:mod:`hopbench.solvers.shortcut._lift_kernel`).  This is the space that annealing's symmetric swap mode
 walks by random 2-opt moves; here every move of one step is evaluated and the best one taken:
 
 * a move changes one free quotient edge's voltage, or (in a share ``swap_share`` of the steps) swaps
@@ -23,7 +23,7 @@ by the budget resumes where it stopped, so a seed and an evaluation budget fix t
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -32,14 +32,14 @@ import time
 
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from solvers.contract import Param, Solver, register
-from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut import _golf
-from solvers.shortcut import _lift_kernel as K
-from solvers.shortcut._greedy import Progress
-from solvers.shortcut.annealing import _next_chunk
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.solvers.contract import Param, Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.shortcut import _golf
+from hopbench.solvers.shortcut import _lift_kernel as K
+from hopbench.solvers.shortcut._greedy import Progress
+from hopbench.solvers.shortcut.annealing import _next_chunk
 
 #: the largest lift order: one uint64 word holds the voltages reached at a quotient vertex
 MAX_ORDER = 64
@@ -127,7 +127,7 @@ def quotient_loops(setting: str, plan: LiftPlan, cap: int) -> bool:
 
 
 def measure_work(m: int, cap: int) -> tuple:
-    """The trailing arguments of :func:`solvers.shortcut._lift_kernel.measure` for m representatives of
+    """The trailing arguments of :func:`hopbench.solvers.shortcut._lift_kernel.measure` for m representatives of
     degree at most ``cap``: the degree minus one, three m x LANES word arrays, the lane counters, the output."""
     words = m * K.LANES
     return (max(cap - 1, 0), np.zeros(words, np.uint64), np.zeros(words, np.uint64), np.zeros(words, np.uint64),
@@ -219,7 +219,7 @@ class LiftTabu(Solver):
 
 
 class LiftSearch:
-    """One tabu run's arrays (see :func:`solvers.shortcut._lift_kernel.run`), from a random quotient."""
+    """One tabu run's arrays (see :func:`hopbench.solvers.shortcut._lift_kernel.run`), from a random quotient."""
 
     def __init__(self, problem: ShortcutProblem, plan: LiftPlan, cfg: dict, seed: int) -> None:
         self.m, self.g, n = plan.m, plan.g, problem.n

@@ -1,10 +1,10 @@
 """Exact solutions of small shortcut problems with OR-Tools CP-SAT.
 
-The model (:mod:`solvers.shortcut._milp_model`): one Boolean per candidate shortcut,
+The model (:mod:`hopbench.solvers.shortcut._milp_model`): one Boolean per candidate shortcut,
 budget and port constraints, and layered reachability r[s, v, k] ("d(s, v)
 <= k") per pair and hop level, bounded above by the reachability
 recursion, so that at an optimum the distances are exact.  Symmetry of the
-base graph is broken soundly (:mod:`solvers.shortcut._milp_symmetry`).
+base graph is broken soundly (:mod:`hopbench.solvers.shortcut._milp_symmetry`).
 
 Objectives:
 
@@ -38,13 +38,13 @@ from typing import Any
 
 import numpy as np
 
-from harness.engine.distances import summary
-from harness.errors import SolverDeclined
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from solvers.contract import Param, Solver, register
-from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut._milp_model import OutOfTime, ShortcutModel, build, size_estimate
-from solvers.shortcut._milp_symmetry import symmetry as base_symmetry
+from hopbench.harness.engine.distances import summary
+from hopbench.harness.errors import SolverDeclined
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.solvers.contract import Param, Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.shortcut._milp_model import OutOfTime, ShortcutModel, build, size_estimate
+from hopbench.solvers.shortcut._milp_symmetry import symmetry as base_symmetry
 
 #: deterministic CP-SAT seconds counted as one evaluation
 EVAL_UNIT = 0.01
@@ -159,8 +159,8 @@ class Milp(Solver):
         kind = self.config["warm_start"]
         if kind == "none" or problem.budget == 0:
             return None
-        import solvers
-        from solvers.contract.execution import execute
+        from hopbench import solvers
+        from hopbench.solvers.contract.execution import execute
 
         share = float(self.config["warm_share"])
         if budget.evaluations is not None:

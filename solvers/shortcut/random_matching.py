@@ -11,7 +11,7 @@ a sequential scan starting at the last vertex tried.  The scan can get stuck
 then started again.  100 such topologies are drawn and the best by
 (diameter, ASPL) is kept.
 
-Mapping onto a :class:`~harness.problems.shortcut.problem.ShortcutProblem`:
+Mapping onto a :class:`~hopbench.harness.problems.shortcut.problem.ShortcutProblem`:
 
 * target degree ``T = min(cap, max base degree + y)``; ``y = 0`` (the
   default) means ``T = cap``, as many matchings as the cap allows.
@@ -33,7 +33,7 @@ Mapping onto a :class:`~harness.problems.shortcut.problem.ShortcutProblem`:
   free ports) always uses target ``cap`` and restarts the scan until it
   succeeds (or the time budget ends) instead of accepting a partial fill.
 * A sample is evaluated only when the evaluation fits in the time left
-  (:func:`~harness.engine.distances.summary_seconds_estimate`): on
+  (:func:`~hopbench.harness.engine.distances.summary_seconds_estimate`): on
   n = 100,000, d = 8 one takes 11 s.  When it does not, a first sample is
   returned unevaluated (the harness evaluates every solution) and a later one
   is dropped; ``extra["stopped"]`` says what ended the draws (``samples``,
@@ -48,7 +48,7 @@ same edges on every machine.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -57,11 +57,11 @@ from typing import Callable
 import numba as nb
 import numpy as np
 
-from harness.engine.distances import summary, summary_seconds_estimate
-from harness.problems.shortcut.problem import ShortcutProblem, Solution, objective_value
-from solvers.contract import Param, Solver, register
-from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut._greedy import Progress
+from hopbench.harness.engine.distances import summary, summary_seconds_estimate
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution, objective_value
+from hopbench.solvers.contract import Param, Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.shortcut._greedy import Progress
 
 #: full restarts of the paper's scan before the fullest attempt is accepted
 RETRIES = 100

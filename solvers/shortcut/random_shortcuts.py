@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.engine.distances import summary_seconds_estimate
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from solvers.contract import Solver, register
-from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut.feasible import FeasiblePairs
+from hopbench.harness.engine.distances import summary_seconds_estimate
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.solvers.contract import Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
 
 @register

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.engine.distances import DistanceState, dense_matrix_refusal, dense_state_seconds_estimate
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from solvers.contract import Param, Solver, register
-from solvers.contract.budget import Budget, Reporter
-from solvers.shortcut._greedy import Progress, state_objective
-from solvers.shortcut.feasible import FeasiblePairs
+from hopbench.harness.engine.distances import DistanceState, dense_matrix_refusal, dense_state_seconds_estimate
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.solvers.contract import Param, Solver, register
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.shortcut._greedy import Progress, state_objective
+from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
 
 @register

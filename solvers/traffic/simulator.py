@@ -1,7 +1,7 @@
 """``simulator``: hopbench's cycle-level simulator as the solver of traffic problems.
 
-It "solves" a :class:`~harness.traffic.problem.TrafficProblem` by measuring it
-(:func:`harness.traffic.measure.measure`): zero-load latency, saturation throughput by bisection,
+It "solves" a :class:`~hopbench.harness.traffic.problem.TrafficProblem` by measuring it
+(:func:`hopbench.harness.traffic.measure.measure`): zero-load latency, saturation throughput by bisection,
 the stated load, a latency curve, the LP bound.  The seed drives the packets' arrivals only.  A
 simulation has no partial answer: when the time budget ends first the run is an error saying so.
 The evaluation budget is not a stopping rule here; it counts simulated load points.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from solvers.contract.budget import Budget, Reporter
-from solvers.contract.registry import register
-from solvers.contract.solver import Param, Solver
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.contract.registry import register
+from hopbench.solvers.contract.solver import Param, Solver
 
 
 @register
@@ -31,9 +31,9 @@ class TrafficSimulator(Solver):
     }
 
     def solve(self, problem: Any, *, seed: int, budget: Budget, report: Reporter) -> Any:
-        from harness.traffic.measure import measure
+        from hopbench.harness.traffic.measure import measure
 
-        from solvers.contract.limits import overrun_allowance
+        from hopbench.solvers.contract.limits import overrun_allowance
 
         # a measurement has no partial result to return at the limit: it spends most of the grace the
         # time-limit rule allows (T + max(0.5 s, 5 % of T)) before it gives up

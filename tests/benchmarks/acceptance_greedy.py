@@ -15,8 +15,8 @@ two summary counts of the issue, and the ordering count per VRS reading.
 random-matching with 100 samples for degrees 8..12 (y = 6..10), printing how
 many samples reach each diameter.
 
-Problems are built directly from ``harness.graphs.topologies.parse_spec`` and solved
-through ``solvers.contract.execution.execute`` (the suite files and the runner are
+Problems are built directly from ``hopbench.harness.graphs.topologies.parse_spec`` and solved
+through ``hopbench.solvers.contract.execution.execute`` (the suite files and the runner are
 separate work).
 """
 from __future__ import annotations
@@ -30,10 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import solvers  # noqa: E402
-from harness.graphs.topologies import parse_spec  # noqa: E402
-from harness.problems.shortcut.problem import ShortcutProblem  # noqa: E402
-from solvers.contract.execution import execute  # noqa: E402
+from hopbench import solvers  # noqa: E402
+from hopbench.harness.graphs.topologies import parse_spec  # noqa: E402
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem  # noqa: E402
+from hopbench.solvers.contract.execution import execute  # noqa: E402
 
 #: Fuad, Zeng & Chen, Electronics 11:2778 (2022), Table 2: diameters after adding
 #: 2n shortcuts (cap 10) for n = 4..16, columns SA, VRS, ECF, ECL.  Copied from the

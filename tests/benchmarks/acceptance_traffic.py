@@ -26,17 +26,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness.problems import networks  # noqa: E402
-from harness.traffic.bounds import max_concurrent_flow  # noqa: E402
-from harness.traffic.patterns import Hosts, make_pattern  # noqa: E402
-from harness.traffic.routing import build_routing  # noqa: E402
-from harness.traffic.simulator import Network, router_config, saturation_throughput, soak  # noqa: E402
+from hopbench.harness.problems import networks  # noqa: E402
+from hopbench.harness.traffic.bounds import max_concurrent_flow  # noqa: E402
+from hopbench.harness.traffic.patterns import Hosts, make_pattern  # noqa: E402
+from hopbench.harness.traffic.routing import build_routing  # noqa: E402
+from hopbench.harness.traffic.simulator import Network, router_config, saturation_throughput, soak  # noqa: E402
 
 
 def annealed_ring(time_limit: float) -> networks.Network:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "ring256.json"
-        subprocess.run([sys.executable, "-m", "harness.cli", "solve", "--base", "ring:256", "--cap", "6", "--budget",
+        subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "solve", "--base", "ring:256", "--cap", "6", "--budget",
                         "512", "--solver", "annealing", "--seed", "1", "--time-limit", str(time_limit), "-o", str(out)],
                        check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
         return networks.from_result_file(out)

@@ -22,14 +22,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.bench.store import Store
-from harness.bench.tuning import tuned_file
+from hopbench.harness.bench.store import Store
+from hopbench.harness.bench.tuning import tuned_file
 
 ENV = dict(os.environ)
 
 
 def hopbench(*args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, env=ENV)
+    out = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *args], capture_output=True, text=True, env=ENV)
     if out.returncode not in (0, 1):
         raise SystemExit(f"hopbench {' '.join(args)} failed: {out.stderr.strip()}")
     return out.stdout

@@ -6,11 +6,11 @@
 Removal kernels: distances of G - e for each of the 32 shortcuts of an
 edgecut-full solution at N = 256, by
 
-* ``repair`` — :func:`harness.engine.dynamic.remove_edge_repair`
+* ``repair`` — :func:`hopbench.harness.engine.dynamic.remove_edge_repair`
   (recompute only the entries that can change),
-* ``bitparallel-affected`` — :func:`harness.engine.dynamic.remove_edge_bitparallel`
+* ``bitparallel-affected`` — :func:`hopbench.harness.engine.dynamic.remove_edge_bitparallel`
   (the bit-parallel BFS rerun from the affected sources only),
-* ``full engine`` — the all-sources bit-parallel BFS of :mod:`harness.engine.distances`
+* ``full engine`` — the all-sources bit-parallel BFS of :mod:`hopbench.harness.engine.distances`
   on G - e, writing the matrix (the reference a plain implementation would use).
 
 Times are CPU seconds of this process (the machine is shared; CPU time is
@@ -24,13 +24,13 @@ import time
 
 import numpy as np
 
-import solvers
-from harness.bench.suites import load_suite
-from harness.engine.distances import WORDS, _bitbfs, distance_matrix
-from harness.engine.dynamic import DynamicDistances, remove_edge_bitparallel, remove_edge_repair, workspace
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
+from hopbench import solvers
+from hopbench.harness.bench.suites import load_suite
+from hopbench.harness.engine.distances import WORDS, _bitbfs, distance_matrix
+from hopbench.harness.engine.dynamic import DynamicDistances, remove_edge_bitparallel, remove_edge_repair, workspace
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
 
 INSTANCES = ("ring:256/cap10/b32/aspl", "torus:16x16/cap10/b32/aspl")
 

@@ -25,9 +25,9 @@ import time
 
 import numpy as np
 
-import harness  # noqa: F401  (threading defaults before numba)
-from harness.engine import distances as metrics
-from harness.graphs.graph import Graph
+from hopbench import harness  # noqa: F401  (threading defaults before numba)
+from hopbench.harness.engine import distances as metrics
+from hopbench.harness.graphs.graph import Graph
 
 SIZES = [(1024, 10), (4096, 12), (8192, 16)]
 #: bases of large diameter: thousands of BFS levels with a small frontier each
@@ -67,9 +67,9 @@ def reference_matrices(g: Graph) -> tuple[tuple[float, np.ndarray], tuple[float,
 def peak_memory_child(n: int, d: int) -> float:
     """MB of resident memory our summary() adds at its peak, in a fresh process."""
     code = f"""
-import json, numpy as np, harness
-from harness.engine import distances as metrics
-from harness.graphs.graph import Graph
+import json, numpy as np
+from hopbench.harness.engine import distances as metrics
+from hopbench.harness.graphs.graph import Graph
 import networkx as nx
 g = Graph({n}, np.array(list(nx.random_regular_graph({d}, {n}, seed=1).edges())))
 metrics.summary(Graph(64, [(i, (i + 1) % 64) for i in range(64)]))   # compile / load kernels first
@@ -117,7 +117,7 @@ def main() -> None:
               f"{t_rx / t_sum:>10.0f}x {t_sp / t_sum:>7.0f}x | {mem:>7.1f} | {s.diameter:.0f} {s.aspl:.6f}")
         print(f"{'':>10} | full matrix vs rustworkx {t_rx / t_mat:.1f}x, vs scipy {t_sp / t_mat:.1f}x")
 
-    from harness.graphs.topologies import parse_spec
+    from hopbench.harness.graphs.topologies import parse_spec
 
     print(f"{'base':>12} | {'ours diam+ASPL':>14} {'ours matrix':>11} | {'rustworkx':>9} {'scipy':>8} | "
           f"{'matrix x rustworkx':>18} {'x scipy':>8} | diameter")

@@ -22,7 +22,7 @@ of the reference for ``--help`` and ``results``, within 0.5 s for ``evaluate``
 and ``verify`` of graphs under 1,000 vertices and for the small ``solve``.  Command and reference runs
 alternate, so a busy machine slows both alike.  The ``hopbench`` console
 script next to this interpreter is used (not a pyenv shim, which adds its own
-start-up); without one, ``python -m harness.cli``.  ``PYTHONDONTWRITEBYTECODE`` is
+start-up); without one, ``python -m hopbench.harness.cli``.  ``PYTHONDONTWRITEBYTECODE`` is
 removed from the commands' environment, so that the warm-up run writes the bytecode
 caches that an installed hopbench has (without them every run compiles its modules
 again, 0.2 s and more on the small solve).
@@ -50,7 +50,7 @@ def hopbench_command() -> list[str]:
     if script.is_file():
         return [str(script)]
     found = shutil.which("hopbench")
-    return [found] if found else [sys.executable, "-m", "harness.cli"]
+    return [found] if found else [sys.executable, "-m", "hopbench.harness.cli"]
 
 
 #: the commands' environment: bytecode caches written, as an installed package has them

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
 
-import harness  # noqa: E402,F401  (threading defaults before numba)
+from hopbench import harness  # noqa: E402,F401  (threading defaults before numba)
 
 
 def best_of(fn, repeat: int) -> float:
@@ -42,8 +42,8 @@ def main() -> int:
 
     import numba
 
-    from harness.engine.distances import bfs_distances
-    from harness.problems.shortcut import equality as eq
+    from hopbench.harness.engine.distances import bfs_distances
+    from hopbench.harness.problems.shortcut import equality as eq
 
     print(f"machine: {os.cpu_count()} cores, numba threads {numba.get_num_threads()}, "
           f"load average {os.getloadavg()[0]:.2f}")
@@ -65,11 +65,11 @@ def main() -> int:
     print(f"  build Graph + engine BFS           {t_graph * 1e3:8.2f} ms   ({t_graph / t_fast:5.1f}x slower)")
 
     # -- 2. GA throughput at N=2048, K=28 ------------------------------------
-    import solvers
-    from harness.graphs.topologies import ring
-    from harness.problems.shortcut.problem import ShortcutProblem
-    from solvers.contract.budget import Budget, Reporter
-    from solvers.shortcut.equality_ga import _evaluate_batch, _Space
+    from hopbench import solvers
+    from hopbench.harness.graphs.topologies import ring
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+    from hopbench.solvers.contract.budget import Budget, Reporter
+    from hopbench.solvers.shortcut.equality_ga import _evaluate_batch, _Space
 
     n, k = 2048, 28
     problem = ShortcutProblem(ring(n), k, n * (k - 2) // 2, "ad", "equality", base_spec=f"ring:{n}")

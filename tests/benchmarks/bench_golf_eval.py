@@ -6,20 +6,20 @@ On ``empty:n``, cap d, budget n d / 2 (graph golf's order/degree problem), for e
 
 * ``incremental`` — the shortcut-set kernel (``swaps=off``, ``init=random``, only swap moves:
   ``p_swap=1``): each swap is scored exactly through cached removal matrices
-  (:func:`harness.engine.dynamic.remove_edge_repair` twice, then two edge additions, on dense
+  (:func:`hopbench.harness.engine.dynamic.remove_edge_repair` twice, then two edge additions, on dense
   n x n distance matrices);
 * ``full BFS`` — swap mode's exact bit-parallel BFS from every source per move
-  (:mod:`harness.engine.bitparallel`), nothing saved between moves (the greedy calibration moves,
+  (:mod:`hopbench.harness.engine.bitparallel`), nothing saved between moves (the greedy calibration moves,
   stored levels off);
 * ``stored levels`` — the same moves, each BFS level recomputed only for the rows the swap can
-  change while they are few (:func:`solvers.shortcut._golf_kernel.evaluate_inc`);
+  change while they are few (:func:`hopbench.solvers.shortcut._golf_kernel.evaluate_inc`);
 * ``solver`` — the annealing solver in swap mode (stored levels and the early exit, which stops
   the BFS once the move can be neither accepted nor a new best; its real cost per move);
 * ``symmetric`` — the solver with the automatic symmetry (BFS from one orbit's sources).
 
 CPU seconds of this process (the machine is shared; CPU time is steadier than wall time), best
 of 3; moves per CPU second.  The crossover it finds is the one quoted in
-:mod:`solvers.shortcut.annealing`.
+:mod:`hopbench.solvers.shortcut.annealing`.
 """
 from __future__ import annotations
 
@@ -28,12 +28,12 @@ import time
 
 import numpy as np
 
-import solvers
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.shortcut import _golf
+from hopbench import solvers
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.shortcut import _golf
 
 
 def _problem(n: int, d: int) -> ShortcutProblem:

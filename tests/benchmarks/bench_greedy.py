@@ -3,7 +3,7 @@
     python tests/benchmarks/bench_greedy.py [--quick]
 
 Prints, measured in this run (objective ASPL, degree cap 10, seed 1, wall time
-of ``solvers.contract.execution.execute``: distance matrix, rounds, final evaluation;
+of ``hopbench.solvers.contract.execution.execute``: distance matrix, rounds, final evaluation;
 numba compilation excluded by a warm-up run; the CPU time over all threads is
 printed too, because the machine may be shared):
 
@@ -30,17 +30,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
 
-import harness  # noqa: E402,F401  (threading defaults before numba)
-from harness.engine.distances import distance_matrix  # noqa: E402
-from harness.graphs.topologies import parse_spec  # noqa: E402
-from harness.problems.shortcut.problem import ShortcutProblem  # noqa: E402
-from solvers.contract.execution import execute  # noqa: E402
+from hopbench import harness  # noqa: E402,F401  (threading defaults before numba)
+from hopbench.harness.engine.distances import distance_matrix  # noqa: E402
+from hopbench.harness.graphs.topologies import parse_spec  # noqa: E402
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem  # noqa: E402
+from hopbench.solvers.contract.execution import execute  # noqa: E402
 
 
 def numpy_ecf(problem: ShortcutProblem, t: int, seed: int) -> list[tuple[int, int]]:
     """EdgeCut-Full for the ASPL objective in plain numpy (the paper's own formulation)."""
-    from solvers.shortcut.edgecut import candidates
-    from solvers.shortcut.feasible import FeasiblePairs
+    from hopbench.solvers.shortcut.edgecut import candidates
+    from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
     rng = np.random.default_rng(seed)
     pairs = FeasiblePairs(problem.base, problem.degree_cap)
@@ -87,7 +87,7 @@ def main() -> int:
 
     import numba
 
-    import solvers
+    from hopbench import solvers
 
     print(f"machine: {os.cpu_count()} cores, numba threads {numba.get_num_threads()}, "
           f"load average {os.getloadavg()[0]:.2f}")

@@ -8,7 +8,7 @@ invariant under v -> v + n/g, so m = n/g BFS sources give every distance), it me
 * ``lift-tabu`` — evaluations per CPU second of the solver (each a voltage-mask BFS of the quotient
   from the m representatives, one g-bit word per quotient vertex; most stop early, once the move
   cannot be the step's best);
-* ``measure`` — the same evaluation run to the end (:func:`solvers.shortcut._lift_kernel.measure`
+* ``measure`` — the same evaluation run to the end (:func:`hopbench.solvers.shortcut._lift_kernel.measure`
   with no limit), called from Python on one random quotient;
 * ``annealing`` — moves per CPU second of the annealing solver in swap mode at the same symmetry
   (bit-parallel BFS of the whole lift from the m sources, with its stored levels and early exit).
@@ -21,12 +21,12 @@ import argparse
 
 import numpy as np
 
-import solvers
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.shortcut import _lift_kernel as K
-from solvers.shortcut.lift_tabu import auto_order, measure_work
+from hopbench import solvers
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.shortcut import _lift_kernel as K
+from hopbench.solvers.shortcut.lift_tabu import auto_order, measure_work
 
 # run as a script, this directory is on the path: the shared problem and timing helpers
 from bench_golf_eval import _problem, _rate  # isort: skip

@@ -21,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
 
-import solvers  # noqa: E402
-from harness.problems.routing import RoutingProblem, RoutingTable, make_problem  # noqa: E402
-from harness.problems.routing.graph import RoutingGraph  # noqa: E402
-from harness.problems.routing.network import Torus  # noqa: E402
-from solvers.contract.budget import Budget, Reporter  # noqa: E402
-from solvers.routing.angara_sssp import group_pairs  # noqa: E402
+from hopbench import solvers  # noqa: E402
+from hopbench.harness.problems.routing import RoutingProblem, RoutingTable, make_problem  # noqa: E402
+from hopbench.harness.problems.routing.graph import RoutingGraph  # noqa: E402
+from hopbench.harness.problems.routing.network import Torus  # noqa: E402
+from hopbench.solvers.contract.budget import Budget, Reporter  # noqa: E402
+from hopbench.solvers.routing.angara_sssp import group_pairs  # noqa: E402
 
 
 def fresh(spec: str) -> RoutingProblem:

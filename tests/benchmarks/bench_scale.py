@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.problems.shortcut.problem import objective_value
+from hopbench.harness.problems.shortcut.problem import objective_value
 
 TIME_TARGET_S = 60.0
 MEMORY_TARGET_BYTES = 2 * 2**30
@@ -48,7 +48,7 @@ def regular_edges(n: int, d: int, seed: int) -> np.ndarray:
 
 def hopbench_command() -> list[str]:
     script = Path(sys.executable).with_name("hopbench")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "harness.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "hopbench.harness.cli"]
 
 
 def measured(args: list[str]) -> tuple[float, int, dict]:

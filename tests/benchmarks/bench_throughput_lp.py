@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
 
-from harness.engine.summary import summary  # noqa: E402
-from harness.graphs.graph import Graph  # noqa: E402
-from harness.graphs.topologies import parse_spec, ring  # noqa: E402
-from harness.traffic import bounds  # noqa: E402
+from hopbench.harness.engine.summary import summary  # noqa: E402
+from hopbench.harness.graphs.graph import Graph  # noqa: E402
+from hopbench.harness.graphs.topologies import parse_spec, ring  # noqa: E402
+from hopbench.harness.traffic import bounds  # noqa: E402
 
 DEFAULT_INSTANCES = "torus:16x16,rrg:256:6,ringmatch:256"
 DEFAULT_BACKENDS = "highs,pdlp"

@@ -28,16 +28,16 @@ SOLVERS = ("dor", "angara-bfs", "angara-sssp", "angara-ga")
 
 
 def instance_key(inst: dict) -> str:
-    from harness.problems.routing.kind import routing_instance_id
+    from hopbench.harness.problems.routing.kind import routing_instance_id
 
     return routing_instance_id(inst)
 
 
 def run(args: argparse.Namespace) -> None:
-    import solvers
-    from harness.problems.routing.kind import routing_problem
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
+    from hopbench import solvers
+    from hopbench.harness.problems.routing.kind import routing_problem
+    from hopbench.solvers.contract.budget import Budget
+    from hopbench.solvers.contract.execution import execute
 
     suite = tomllib.loads((ROOT / "instances" / "angara2021.toml").read_text())
     out = Path(args.out)

@@ -31,12 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
 
-from harness.graphs.topologies import parse_spec  # noqa: E402
-from harness.traffic import booksim  # noqa: E402
-from harness.traffic.booksim_study import booksim_params  # noqa: E402
-from harness.traffic.patterns import Hosts, make_pattern  # noqa: E402
-from harness.traffic.routing import build_routing  # noqa: E402
-from harness.traffic.simulator import (Network, router_config, simulate_load,  # noqa: E402
+from hopbench.harness.graphs.topologies import parse_spec  # noqa: E402
+from hopbench.harness.traffic import booksim  # noqa: E402
+from hopbench.harness.traffic.booksim_study import booksim_params  # noqa: E402
+from hopbench.harness.traffic.patterns import Hosts, make_pattern  # noqa: E402
+from hopbench.harness.traffic.routing import build_routing  # noqa: E402
+from hopbench.harness.traffic.simulator import (Network, router_config, simulate_load,  # noqa: E402
                                        zero_load_latency)
 
 TOLERANCE = 0.005      # bisection width, flits/cycle/node
@@ -145,8 +145,8 @@ def speed(binary: str, cpu: int) -> None:
               f"({p.cycles} cycles in {wall:.2f} s), BookSim {their_rate / 1e6:.2f} M ({b.cycles} cycles in "
               f"{b.wall_s:.2f} s): {mine / their_rate:.2f}x", flush=True)
     # the 512-switch DLN-2-y network with 8,192 hosts
-    from harness.graphs.topologies import ring
-    from harness.graphs.graph import Graph
+    from hopbench.harness.graphs.topologies import ring
+    from hopbench.harness.graphs.graph import Graph
 
     rng = np.random.default_rng(1)
     base = ring(512)

@@ -27,7 +27,7 @@ METRICS = ("saturation", "zero_load_latency", "zero_load_hops", "latency_at_load
 
 def load(url: str) -> dict[tuple[str, str, str], dict]:
     """(network, pattern, routing) -> the metrics of its ok run (the mean over seeds, when there are several)."""
-    from harness.bench.store import Store
+    from hopbench.harness.bench.store import Store
 
     store = Store.open(url)
     df = store.dataframe(suite="equality2022-traffic", with_solutions=False)

@@ -39,7 +39,7 @@ HEADLINES = [
 
 def load(url: str) -> dict[tuple[str, str, float], dict]:
     """(network, pattern, faults) -> the mean metrics of its ok runs."""
-    from harness.bench.store import Store
+    from hopbench.harness.bench.store import Store
 
     store = Store.open(url)
     df = store.dataframe(suite="koibuchi2012-traffic", with_solutions=False)
@@ -70,7 +70,7 @@ def main() -> int:
         return 2
     print("| switches | pattern | network | saturation | zero-load latency | latency @ 0.04 | LP bound |")
     print("|---|---|---|---|---|---|---|")
-    from harness.graphs.topologies import parse_spec
+    from hopbench.harness.graphs.topologies import parse_spec
 
     for (net, pattern, faults), m in sorted(data.items(), key=lambda kv: (parse_spec(kv[0][0]).n, kv[0][1],
                                                                          kv[0][2], -(kv[1]["saturation"] or 0))):

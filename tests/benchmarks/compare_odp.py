@@ -138,7 +138,7 @@ def calibrate_odp(exe: Path, n: int, d: int, seconds: float, pin: list[str]) -> 
 
 def run_hopbench(n: int, d: int, seconds: float, seed: int, config: list[str], pin: list[str],
                  out: Path) -> dict:
-    cmd = pin + [sys.executable, "-m", "harness.cli", "solve", "--solver", "annealing", "--base", f"empty:{n}",
+    cmd = pin + [sys.executable, "-m", "hopbench.harness.cli", "solve", "--solver", "annealing", "--base", f"empty:{n}",
                  "--cap", str(d), "--budget", str(n * d // 2), "--objective", "golf", "--time-limit", str(seconds),
                  "--seed", str(seed), "-o", str(out)]
     if config:
@@ -155,8 +155,8 @@ def run_hopbench(n: int, d: int, seconds: float, seed: int, config: list[str], p
 
 
 def _problem(n: int, d: int):
-    from harness.graphs.topologies import parse_spec
-    from harness.problems.shortcut.problem import ShortcutProblem
+    from hopbench.harness.graphs.topologies import parse_spec
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 
     return ShortcutProblem(parse_spec(f"empty:{n}"), d, n * d // 2, "golf", base_spec=f"empty:{n}")
 

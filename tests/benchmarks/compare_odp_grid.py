@@ -133,11 +133,11 @@ def run_hopbench(inst, seconds: float, seed: int, config: list[str], pin: list[s
 
 def worker(inst_text: str, seconds: str, seed: str, config: str, out: str) -> int:
     """One hopbench run in this (pinned) process: warm up, solve under the time limit, write the document."""
-    import solvers
-    from harness.problems.grid.problem import GridProblem
-    from solvers.contract import Budget
-    from solvers.contract.execution import execute
-    from solvers.contract.warmup import warm_up_solver
+    from hopbench import solvers
+    from hopbench.harness.problems.grid.problem import GridProblem
+    from hopbench.solvers.contract import Budget
+    from hopbench.solvers.contract.execution import execute
+    from hopbench.solvers.contract.warmup import warm_up_solver
 
     w, h, d, r = (int(x) for x in inst_text.split(":"))
     params = dict(kv.split("=", 1) for kv in config.split(",") if kv)
@@ -151,9 +151,9 @@ def worker(inst_text: str, seconds: str, seed: str, config: str, out: str) -> in
 
 def verify(inst, edges_or_doc, claimed: dict | None = None) -> tuple[int, float]:
     """Evaluate a graph (ODP's file text, or a hopbench document) with hopbench's evaluator."""
-    from harness.problems.grid.competition import read_edges
-    from harness.problems.grid.kind import KIND
-    from harness.problems.grid.problem import GridProblem
+    from hopbench.harness.problems.grid.competition import read_edges
+    from hopbench.harness.problems.grid.kind import KIND
+    from hopbench.harness.problems.grid.problem import GridProblem
 
     problem = GridProblem(*inst)
     if isinstance(edges_or_doc, dict):
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", type=Path, default=None, help="keep the graphs and solution files in this folder")
     args = ap.parse_args(argv)
 
-    from harness.problems.grid.bounds import grid_lower_bounds
+    from hopbench.harness.problems.grid.bounds import grid_lower_bounds
 
     print(NOTICE)
     odp = args.odp.resolve()

@@ -130,12 +130,12 @@ def run_hopbench(n: int, r: int, seconds: float, seed: int, config: list[str], p
 def worker(pair: str, seconds: float, seed: int, out: Path, config: str) -> int:
     """The hopbench side, in its own (pinned) process: warm up, solve, write the verified document."""
     sys.path.insert(0, str(ROOT))
-    import solvers
-    from harness.documents import dumps
-    from harness.problems.hostswitch.problem import HostSwitchProblem
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
-    from solvers.contract.warmup import warm_up_solver
+    from hopbench import solvers
+    from hopbench.harness.documents import dumps
+    from hopbench.harness.problems.hostswitch.problem import HostSwitchProblem
+    from hopbench.solvers.contract.budget import Budget
+    from hopbench.solvers.contract.execution import execute
+    from hopbench.solvers.contract.warmup import warm_up_solver
 
     n, r = (int(x) for x in pair.split(":"))
     params = dict(kv.split("=", 1) for kv in config.split(",") if kv.strip())
@@ -148,8 +148,8 @@ def worker(pair: str, seconds: float, seed: int, out: Path, config: str) -> int:
 
 def verify_orp_graph(path: Path, n: int, r: int, claimed: dict) -> tuple[int, float]:
     """Evaluate ORP's file with hopbench's evaluator; it must match ORP's own numbers."""
-    from harness.problems.hostswitch import golf_file
-    from harness.problems.hostswitch.problem import HostSwitchProblem
+    from hopbench.harness.problems.hostswitch import golf_file
+    from hopbench.harness.problems.hostswitch.problem import HostSwitchProblem
 
     hosts, radix, counts, links = golf_file.read_file(path)
     if (hosts, radix) != (n, r):
@@ -162,7 +162,7 @@ def verify_orp_graph(path: Path, n: int, r: int, claimed: dict) -> tuple[int, fl
 
 
 def verify_hopbench(doc: dict) -> tuple[int, float]:
-    from harness.problems.registry import verify_document
+    from hopbench.harness.problems.registry import verify_document
 
     verdict = verify_document(doc)
     if not verdict.valid:
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.orp is None:
         ap.error("give the path of an ORP checkout")
     sys.path.insert(0, str(ROOT))
-    from harness.problems.hostswitch.bounds import lower_bounds
+    from hopbench.harness.problems.hostswitch.bounds import lower_bounds
 
     print(NOTICE)
     orp = args.orp.resolve()

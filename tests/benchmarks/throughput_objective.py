@@ -6,8 +6,8 @@ objective) and the random baseline's best run by channel load, then measures all
 independent methods:
 
 * ``L``: the busiest channel under uniform traffic and minimal routing, even split (the objective,
-  :mod:`harness.engine.channel_load`), and again from the traffic layer's routing tables
-  (:func:`harness.traffic.bounds.channel_loads` on the ``hop-vc`` routing: every minimal next hop,
+  :mod:`hopbench.harness.engine.channel_load`), and again from the traffic layer's routing tables
+  (:func:`hopbench.harness.traffic.bounds.channel_loads` on the ``hop-vc`` routing: every minimal next hop,
   evenly), so the objective is checked by a second implementation; ``1/L`` is the throughput bound;
 * the all-paths LP bound (maximum concurrent flow, any routing) by two LP backends, HiGHS and GLOP;
 * the simulator's saturation throughput (uniform traffic, minimal adaptive routing with an up*/down*
@@ -29,10 +29,10 @@ import math
 
 
 def measure(problem, shortcuts, *, simulate_it: bool) -> dict:
-    from harness.engine.channel_load import max_channel_load
-    from harness.engine.summary import summary
-    from harness.traffic.bounds import channel_loads, demand_for, max_concurrent_flow
-    from harness.traffic.routing import hop_vc
+    from hopbench.harness.engine.channel_load import max_channel_load
+    from hopbench.harness.engine.summary import summary
+    from hopbench.harness.traffic.bounds import channel_loads, demand_for, max_concurrent_flow
+    from hopbench.harness.traffic.routing import hop_vc
 
     g = problem.graph_with(problem.validate(shortcuts))  # a store's solution is re-validated, not trusted
     s = summary(g)
@@ -42,7 +42,7 @@ def measure(problem, shortcuts, *, simulate_it: bool) -> dict:
            "lp_highs": max_concurrent_flow(g, demand, backend="highs").lam,
            "lp_glop": max_concurrent_flow(g, demand, backend="glop").lam}
     if simulate_it:
-        from harness.traffic.study import simulate
+        from hopbench.harness.traffic.study import simulate
 
         r = simulate(g, traffic="uniform", routing="adaptive-updown", loads=[], saturation=True, num_vcs=2,
                      packet_size=4, warmup_periods=3, sample_period=1000, max_samples=10)
@@ -51,8 +51,8 @@ def measure(problem, shortcuts, *, simulate_it: bool) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from harness.bench.store import Store
-    from harness.bench.suites import load_suite
+    from hopbench.harness.bench.store import Store
+    from hopbench.harness.bench.suites import load_suite
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--storage", required=True)

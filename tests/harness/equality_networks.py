@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.graphs.equality import EqualityLinks
+from hopbench.harness.graphs.equality import EqualityLinks
 
 
 def random_network(rng: np.random.Generator, n: int | None = None, cls: type[EqualityLinks] = EqualityLinks) -> EqualityLinks:

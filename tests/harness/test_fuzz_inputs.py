@@ -3,7 +3,7 @@
 A seeded generator mutates a valid document of each kind (byte flips, truncation, huge or
 negative numbers, wrong types, deep nesting, gzip wrapping and corruption, formula bombs,
 special files) and hands it to the loader a command would use.  Every input must end in a
-valid result or a one-line :class:`~harness.errors.HopbenchError`; any other exception, a
+valid result or a one-line :class:`~hopbench.harness.errors.HopbenchError`; any other exception, a
 multi-line message or an input that runs past the watchdog (a hang) fails the test, which
 reports every offending input it found.
 """
@@ -21,11 +21,11 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from harness.bench.suites import load_suite
-from harness.documents import read_json
-from harness.errors import HopbenchError
-from harness.graphs.edge_list import read_edge_file
-from harness.problems.registry import verify_document
+from hopbench.harness.bench.suites import load_suite
+from hopbench.harness.documents import read_json
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.edge_list import read_edge_file
+from hopbench.harness.problems.registry import verify_document
 
 #: inputs per family; the three families together make well over the 2,000 the issue asks for
 PER_FAMILY = 800
@@ -113,9 +113,9 @@ def edge_lists(rng: random.Random) -> Iterator[bytes]:
 
 
 def _valid_solution() -> dict[str, Any]:
-    from harness.documents import json_default
-    from harness.graphs.topologies import parse_spec
-    from harness.problems.shortcut.problem import ShortcutProblem, Solution
+    from hopbench.harness.documents import json_default
+    from hopbench.harness.graphs.topologies import parse_spec
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
 
     problem = ShortcutProblem(base=parse_spec("ring:12"), degree_cap=3, budget=3, base_spec="ring:12")
     doc = Solution(problem, [(0, 6), (3, 9), (1, 7)]).to_dict()

@@ -2,7 +2,7 @@
 misbehave at import (or in ``__init__``), and output paths that are symlinks, devices or worse.
 
 A seeded generator builds each input; every one must end in a result or a one-line
-:class:`~harness.errors.HopbenchError` (a broken plug-in: a one-line entry in the registry's failures while
+:class:`~hopbench.harness.errors.HopbenchError` (a broken plug-in: a one-line entry in the registry's failures while
 the built-in solvers keep working).  Any other exception, or a message on more than one line, fails the test,
 which lists every offending input.  Over 1,000 inputs in all (see :data:`COUNTS`).
 """
@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import pytest
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 COUNTS = {"suites": 300, "grids": 300, "plugins": 240, "outputs": 240}
 TOPOLOGIES = ["ring:{n}", "path:{n}", "empty:{n}", "torus:{n}x4", "mesh:4x{n}", "hypercube:{d}"]
@@ -51,7 +51,7 @@ def suite_text(rng: random.Random) -> str:
 
 
 def test_suites_with_many_bases(tmp_path, monkeypatch):
-    from harness.bench.suites import load_suite
+    from hopbench.harness.bench.suites import load_suite
 
     monkeypatch.setenv("HOPBENCH_MAX_SUITE_BASES", "40")
     monkeypatch.setenv("HOPBENCH_MAX_SUITE_VERTICES", "20000")
@@ -78,8 +78,8 @@ def param_items(rng: random.Random) -> list[str]:
 
 
 def test_parameter_grids(monkeypatch):
-    import solvers
-    from harness.bench.runner import _param_sets, parse_param_grid
+    from hopbench import solvers
+    from hopbench.harness.bench.runner import _param_sets, parse_param_grid
 
     monkeypatch.setenv("HOPBENCH_MAX_PARAM_SETS", "200")
     rng = random.Random(35)
@@ -98,8 +98,8 @@ def test_parameter_grids(monkeypatch):
     assert not bad, bad[:5]
 
 
-PLUGIN_HEADER = ("import numpy as np\nfrom harness.problems.shortcut.problem import Solution\n"
-                 "from solvers.contract import Solver, register\n")
+PLUGIN_HEADER = ("import numpy as np\nfrom hopbench.harness.problems.shortcut.problem import Solution\n"
+                 "from hopbench.solvers.contract import Solver, register\n")
 
 
 def plugin_source(rng: random.Random, k: int) -> str:
@@ -112,7 +112,7 @@ def plugin_source(rng: random.Random, k: int) -> str:
     init = rng.choice(["", "", "raise RuntimeError('init')", "raise SystemExit(1)", "raise ValueError('v')",
                        "raise HopbenchError('plugin says no')", "super().__init__(**params)"])
     named = "" if name is None else f"    name = {name!r}\n"
-    body = (f"    def __init__(self, **params):\n        from harness.errors import HopbenchError\n        {init}\n"
+    body = (f"    def __init__(self, **params):\n        from hopbench.harness.errors import HopbenchError\n        {init}\n"
             if init else "")
     cls = (f"@register\nclass Fuzz{k}(Solver):\n{named}    description = 'fuzz'\n{body}"
            "    def solve(self, problem, *, seed, budget, report):\n"
@@ -122,9 +122,9 @@ def plugin_source(rng: random.Random, k: int) -> str:
 
 
 def test_plugin_modules_that_misbehave(tmp_path, monkeypatch):
-    import solvers
-    from harness.plugins import import_plugin
-    from solvers.contract import registry
+    from hopbench import solvers
+    from hopbench.harness.plugins import import_plugin
+    from hopbench.solvers.contract import registry
 
     solvers.names()
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
@@ -197,7 +197,7 @@ def output_target(rng: random.Random, root: Path, k: int) -> Path:
 
 
 def test_output_paths_that_are_links_or_devices(tmp_path):
-    from harness.outputs import write_output_file
+    from hopbench.harness.outputs import write_output_file
 
     rng = random.Random(37)
     bad = []

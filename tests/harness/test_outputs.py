@@ -1,4 +1,4 @@
-"""Safe output paths (:mod:`harness.outputs`): an output never replaces a file the command reads (links
+"""Safe output paths (:mod:`hopbench.harness.outputs`): an output never replaces a file the command reads (links
 and the SQLite companions included), and an owned directory writes only inside itself and removes only
 files it wrote."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import HopbenchError
-from harness.outputs import (MANIFEST, OwnedDirectory, refuse_overwriting_inputs, safe_name, same_path, sqlite_paths,
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.outputs import (MANIFEST, OwnedDirectory, refuse_overwriting_inputs, safe_name, same_path, sqlite_paths,
                              store_files)
 
 
@@ -217,7 +217,7 @@ def test_protected_files_are_never_written(store, tmp_path):
 
 
 def test_replace_file_leaves_no_temporary_file_whatever_stops_it(tmp_path, monkeypatch):
-    from harness.outputs import replace_file
+    from hopbench.harness.outputs import replace_file
 
     target = tmp_path / "t.json"
     target.write_text("old")
@@ -237,7 +237,7 @@ def test_replace_file_leaves_no_temporary_file_whatever_stops_it(tmp_path, monke
 
 
 def test_an_output_is_ours_while_it_holds_what_hopbench_wrote_there(tmp_path, monkeypatch):
-    from harness import outputs
+    from hopbench.harness import outputs
 
     monkeypatch.setenv(outputs.DATA_DIR_ENV, str(tmp_path / "data"))
     out = tmp_path / "x.json"
@@ -270,7 +270,7 @@ def test_an_output_is_ours_while_it_holds_what_hopbench_wrote_there(tmp_path, mo
 
 
 def test_the_output_ledger_keeps_its_newer_half_past_its_size(tmp_path, monkeypatch):
-    from harness import outputs
+    from hopbench.harness import outputs
 
     monkeypatch.setenv(outputs.DATA_DIR_ENV, str(tmp_path / "data"))
     monkeypatch.setattr(outputs, "MAX_LEDGER_BYTES", 65 * 10)  # ten lines

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_public_name_resolves_and_import_stays_light():
-    code = ("import sys, hopbench; heavy = [m for m in ('numba', 'pandas', 'scipy', 'sqlalchemy', 'solvers') "
+    code = ("import sys, hopbench; heavy = [m for m in ('numba', 'pandas', 'scipy', 'sqlalchemy', 'hopbench.solvers') "
             "if m in sys.modules]; print(heavy); [getattr(hopbench, n) for n in hopbench.__all__]")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
                          env={"PYTHONPATH": str(ROOT), "PATH": ""})
@@ -92,8 +92,8 @@ def test_solve_passes_parameters_and_routing_problems():
 
 
 def test_solve_warms_up_through_the_one_warm_up_path_before_the_clock(monkeypatch):
-    import solvers.contract.execution as execution
-    import solvers.contract.warmup as warmup
+    import hopbench.solvers.contract.execution as execution
+    import hopbench.solvers.contract.warmup as warmup
 
     calls = []
     monkeypatch.setattr(warmup, "warm_up_solver", lambda name, params: calls.append(("warm", name)))
@@ -126,7 +126,7 @@ def test_bad_solve_calls_are_one_line_errors(call, words):
 
 
 def test_a_solver_object_with_separate_parameters_is_refused():
-    import solvers
+    from hopbench import solvers
 
     with pytest.raises(hopbench.HopbenchError, match="beside a solver object"):
         hopbench.solve(hopbench.ShortcutProblem("ring:16", 4, 4), solvers.create("random"), t=3)

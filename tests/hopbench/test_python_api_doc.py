@@ -22,7 +22,7 @@ def test_the_python_api_walk_through_runs(tmp_path):
     commands = [line for block in blocks("bash") for line in block.splitlines() if line.startswith("hopbench ")]
     assert commands, "the page shows the command that records the runs it reads"
     for line in commands:
-        argv = [sys.executable, "-m", "harness.cli", *shlex.split(line)[1:]]
+        argv = [sys.executable, "-m", "hopbench.harness.cli", *shlex.split(line)[1:]]
         run = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
         assert run.returncode == 0, f"{line}: {run.stderr[-2000:]}"
     code = blocks("python")

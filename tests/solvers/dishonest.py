@@ -11,10 +11,10 @@ import dataclasses
 
 import numpy as np
 
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from solvers import register
-from solvers.contract import Param, Solver
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.solvers import register
+from hopbench.solvers.contract import Param, Solver
 
 
 @register
@@ -65,7 +65,7 @@ class FakeRoutes(Solver):
     kinds = ("routing",)
 
     def solve(self, problem, *, seed, budget, report):
-        import solvers
+        from hopbench import solvers
 
         table = solvers.create("dor").solve(problem, seed=seed, budget=budget, report=report)
         ev = table.evaluation or table.evaluate()

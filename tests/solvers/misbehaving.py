@@ -10,9 +10,9 @@ import time
 
 import numpy as np
 
-from harness.problems.shortcut.problem import Solution
-from solvers import register
-from solvers.contract import Param, Solver
+from hopbench.harness.problems.shortcut.problem import Solution
+from hopbench.solvers import register
+from hopbench.solvers.contract import Param, Solver
 
 
 @register

@@ -1,8 +1,8 @@
-"""The shipped conformance suite (:mod:`harness.testing`) over every registered solver."""
+"""The shipped conformance suite (:mod:`hopbench.harness.testing`) over every registered solver."""
 from __future__ import annotations
 
-import solvers
-from harness.testing import SolverConformance, conformance_cases
+from hopbench import solvers
+from hopbench.harness.testing import SolverConformance, conformance_cases
 
 
 class TestEveryRegisteredSolver(SolverConformance):

@@ -1,11 +1,11 @@
 """Unconstrained solvers run on family problems too, so they can be compared with the family's solver."""
 import pytest
 
-import solvers
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
+from hopbench import solvers
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
 
 FAMILY_SOLVERS = {"equality-ga"}
 

@@ -1,7 +1,7 @@
 """Shortcut solvers on Graph Golf's empty bases: the time-limit rule on every graphgolf instance, and
 disconnected states ranked by their unreachable pairs first.
 
-The conformance suite (:mod:`harness.testing.conformance`) checks the rule on small sample
+The conformance suite (:mod:`hopbench.harness.testing.conformance`) checks the rule on small sample
 problems; the order/degree instances add what those lack: an empty base (every state is
 disconnected until the budget is nearly spent) and up to 10,000 vertices, where one setup step
 (a dense distance matrix, a regular start) must not outlast the limit.  A short limit keeps the
@@ -13,12 +13,12 @@ import math
 
 import pytest
 
-import solvers
-from harness.bench.suites import load_suite
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.limits import overrun_allowance
-from solvers.contract.warmup import warm_up_solver
+from hopbench import solvers
+from hopbench.harness.bench.suites import load_suite
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.limits import overrun_allowance
+from hopbench.solvers.contract.warmup import warm_up_solver
 
 LIMIT = 0.5
 SHORTCUT_SOLVERS = [name for name in solvers.names() if "shortcut" in solvers.get(name).kinds]
@@ -57,8 +57,8 @@ def test_a_budget_too_small_to_connect_leaves_the_fewest_unreachable_pairs(name,
     # empty:12, 8 edges: at best a tree on 9 vertices and 3 isolated ones, C(12,2) - C(9,2) = 30 pairs
     # apart.  A solver that ranks states by their unreachable pairs first finds it; one that compared
     # only the (infinite) objective of two disconnected states could not tell them apart.
-    from harness.graphs.topologies import parse_spec
-    from harness.problems.shortcut.problem import ShortcutProblem
+    from hopbench.harness.graphs.topologies import parse_spec
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 
     problem = ShortcutProblem(parse_spec("empty:12"), 3, 8, "aspl", base_spec="empty:12")
     solver = solvers.create(name, **params)

@@ -58,7 +58,7 @@ def _env(site: Path) -> dict[str, str]:
 
 
 def _hopbench(site: Path, cwd: Path, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=_env(site), cwd=cwd, timeout=600)
 
 

@@ -28,20 +28,20 @@ def test_the_readme_solver_example_runs_and_verifies(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path)]),
                HOPBENCH_SOLVER_MODULES="my_method")
     out = tmp_path / "sol.json"
-    run = subprocess.run([sys.executable, "-m", "harness.cli", "solve", "--base", "ring:64", "--cap", "4",
+    run = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "solve", "--base", "ring:64", "--cap", "4",
                           "--budget", "8", "--solver", "my-method", "--param", "t=20", "--seed", "3", "-o", out],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert run.returncode == 0, run.stderr
     doc = json.loads(out.read_text())
     assert doc["solver"]["name"] == "my-method" and len(doc["shortcuts"]) == 8
     assert doc["metrics"]["aspl"] < 10  # the bare ring:64 has 16.25; 8 long shortcuts take it near 8.3
-    check = subprocess.run([sys.executable, "-m", "harness.cli", "verify", out], capture_output=True, text=True,
+    check = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "verify", out], capture_output=True, text=True,
                            env=env, cwd=tmp_path, timeout=300)
     assert check.returncode == 0, check.stdout + check.stderr
 
 
 CONFORMANCE_MODULE = '''
-from harness.testing import SolverConformance
+from hopbench.harness.testing import SolverConformance
 
 
 class TestMyMethod(SolverConformance):

@@ -1,1 +1,1 @@
-"""Alembic migrations of the results store (``env.py`` and ``versions/``); see :mod:`harness.bench.schema`."""
+"""Alembic migrations of the results store (``env.py`` and ``versions/``); see :mod:`hopbench.harness.bench.schema`."""

@@ -1,6 +1,6 @@
 """Alembic environment of the results store.
 
-``harness.bench.store`` runs it with an open connection (``config.attributes["connection"]``,
+``hopbench.harness.bench.store`` runs it with an open connection (``config.attributes["connection"]``,
 already inside the transaction that holds the schema lock).  From a checkout, the
 ``alembic`` command works too (``[tool.alembic]`` in pyproject.toml names this folder)::
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
-from harness.bench.schema import VERSION_TABLE, metadata
+from hopbench.harness.bench.schema import VERSION_TABLE, metadata
 
 
 def include_name(name: str | None, type_: str, parent_names: dict) -> bool:

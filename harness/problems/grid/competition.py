@@ -10,9 +10,9 @@ import re
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.problems.grid.problem import GridProblem
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.grid.problem import GridProblem
 
 _LINE = re.compile(r"^\s*(\d+),(\d+)\s+(\d+),(\d+)\s*$")
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness.documents import field
-from harness.errors import HopbenchError
-from harness.graphs.edge_list import pairs_from_json
-from harness.problems.grid.problem import GRID_FORMAT, GridProblem, GridSolution, solution_to_dict
+from hopbench.harness.documents import field
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.edge_list import pairs_from_json
+from hopbench.harness.problems.grid.problem import GRID_FORMAT, GridProblem, GridSolution, solution_to_dict
 
 __all__ = ["problem_from_dict", "solution_from_dict", "solution_to_dict"]
 GUIDE = "see the hopbench.grid/1 format in docs/graphgolf.md"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import (
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.kind import (
     InstanceResolver,
     InstanceShape,
     MetricColumn,
@@ -21,7 +21,7 @@ from harness.problems.kind import (
     check_field_types,
     close_enough,
 )
-from harness.problems.grid.problem import GRID_FORMAT, OBJECTIVES
+from hopbench.harness.problems.grid.problem import GRID_FORMAT, OBJECTIVES
 
 FIELD_TYPES = {"width": int, "height": int, "degree": int, "length": int, "objective": str, "group": str}
 REQUIRED = ("width", "height", "degree", "length")
@@ -70,7 +70,7 @@ class GridKind(ProblemKind):
         return grid_instance_id(fields)
 
     def build(self, fields: dict[str, Any]):
-        from harness.problems.grid.problem import GridProblem
+        from hopbench.harness.problems.grid.problem import GridProblem
 
         return GridProblem(fields["width"], fields["height"], fields["degree"], fields["length"],
                            fields.get("objective", "grid-golf"))
@@ -84,7 +84,7 @@ class GridKind(ProblemKind):
         """A regular square grid (4 x 4, degree 3, length 2), a square with a centre cell (5 x 5, degree 4:
         fixed by every rotation), a non-square one with unit cables (6 x 4, degree 3, length 1: the mesh's
         own links only) and one whose port count is odd (5 x 3, degree 3, length 2)."""
-        from harness.problems.grid.problem import GridProblem
+        from hopbench.harness.problems.grid.problem import GridProblem
 
         return [GridProblem(4, 4, 3, 2), GridProblem(5, 5, 4, 2), GridProblem(6, 4, 3, 1), GridProblem(5, 3, 3, 2)]
 
@@ -94,7 +94,7 @@ class GridKind(ProblemKind):
     # ------------------------------------------------------------------ results
 
     def verify(self, doc: dict[str, Any]) -> Verdict:
-        from harness.problems.grid.document import solution_from_dict
+        from hopbench.harness.problems.grid.document import solution_from_dict
 
         solution, stored = solution_from_dict(doc)
         try:
@@ -109,20 +109,20 @@ class GridKind(ProblemKind):
         return Verdict(True, "", metrics, stored)
 
     def read(self, doc: dict[str, Any]) -> Any:
-        from harness.problems.grid.document import solution_from_dict
+        from hopbench.harness.problems.grid.document import solution_from_dict
 
         return solution_from_dict(doc)[0]
 
     def check_result(self, problem: Any, doc: dict[str, Any], *, trusted: bool = False) -> Verdict:
-        from harness.problems.grid.document import problem_from_dict
-        from harness.problems.recheck import problem_mismatch
+        from hopbench.harness.problems.grid.document import problem_from_dict
+        from hopbench.harness.problems.recheck import problem_mismatch
 
         reason = problem_mismatch(problem.describe(), problem_from_dict(doc).describe())
         return self.verify(doc) if reason is None else Verdict(False, reason)
 
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
-        from harness.graphs.graph import Graph
-        from harness.problems.grid.document import solution_from_dict
+        from hopbench.harness.graphs.graph import Graph
+        from hopbench.harness.problems.grid.document import solution_from_dict
 
         solution, _ = solution_from_dict(doc)
         problem = solution.problem
@@ -151,7 +151,7 @@ class GridKind(ProblemKind):
         return out
 
     def reference_objective(self, values: dict[str, float], objective: str) -> float | None:
-        from harness.problems.grid.problem import golf_value
+        from hopbench.harness.problems.grid.problem import golf_value
 
         if "diameter" in values and "aspl" in values:
             return golf_value(values["diameter"], values["aspl"])

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import SolverOutput
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.kind import SolverOutput
 
 GRID_FORMAT = "hopbench.grid/1"
 OBJECTIVES = ("grid-golf",)
@@ -100,12 +100,12 @@ class GridProblem:
 
     @cached_property
     def _bounds(self) -> tuple[int, float, int]:
-        from harness.problems.grid.bounds import grid_lower_bounds
+        from hopbench.harness.problems.grid.bounds import grid_lower_bounds
 
         return grid_lower_bounds(self.width, self.height, self.degree, self.length)
 
     def lower_bounds(self) -> tuple[float, float]:
-        """(diameter, ASPL) no solution beats: the 2019-07-29 grid bound (:mod:`harness.problems.grid.bounds`)."""
+        """(diameter, ASPL) no solution beats: the 2019-07-29 grid bound (:mod:`hopbench.harness.problems.grid.bounds`)."""
         d, a, _ = self._bounds
         return (float(d) if math.isfinite(a) else math.inf), a
 
@@ -163,8 +163,8 @@ class GridProblem:
 
     def evaluate(self, edges: np.ndarray | list) -> "GridEvaluation":
         """Validate, then measure the graph exactly (hopbench's distance engine)."""
-        from harness.engine.summary import summary
-        from harness.graphs.graph import Graph
+        from hopbench.harness.engine.summary import summary
+        from hopbench.harness.graphs.graph import Graph
 
         e = self.validate(edges)
         s = summary(Graph(self.n, e, dedupe=False))
@@ -213,8 +213,8 @@ class GridSolution(SolverOutput):
 
 def solution_to_dict(solution: GridSolution) -> dict[str, Any]:
     """The JSON document of a grid solution (evaluating it first if needed); the format is described in
-    :mod:`harness.problems.grid.document`, which reads it back."""
-    from harness import __version__
+    :mod:`hopbench.harness.problems.grid.document`, which reads it back."""
+    from hopbench.harness import __version__
 
     ev = solution.evaluation or solution.evaluate()
     doc: dict[str, Any] = {

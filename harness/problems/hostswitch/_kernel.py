@@ -15,14 +15,14 @@ planes (``P[q]`` holds the sources whose count has bit q), so the weight is
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
 import numba as nb
 import numpy as np
 
-from harness.engine.bitops import popcount64
+from hopbench.harness.engine.bitops import popcount64
 
 #: words per switch in one block of sources (64 words: 4,096 source switches, 2 MB per 4,096 switches)
 MAX_WORDS = 64

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 
 def check_sizes(hosts: int, radix: int) -> None:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
 
 GUIDE = "the first line is 'hosts switches radix', then one 'u v' link per line (hosts 0..h-1, switches h..h+s-1)"
 
@@ -77,6 +77,6 @@ def parse_text(text: str, name: str = "host-switch file") -> tuple[int, int, np.
 
 def read_file(path: str | Path) -> tuple[int, int, np.ndarray, np.ndarray]:
     """:func:`parse_text` of a file (its size capped before it is read)."""
-    from harness.inputs import read_text
+    from hopbench.harness.inputs import read_text
 
     return parse_text(read_text(path, "host-switch file"), str(path))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import (
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.kind import (
     InstanceResolver,
     InstanceShape,
     MetricColumn,
@@ -32,7 +32,7 @@ LEGEND = ("*k-K*, *l-L*: Graph Golf's gaps, our mean h-diameter k and mean h-ASP
 
 
 def _problem(hosts: int, radix: int, switches: int | None = None, objective: str = "h_golf"):
-    from harness.problems.hostswitch.problem import HostSwitchProblem
+    from hopbench.harness.problems.hostswitch.problem import HostSwitchProblem
 
     return HostSwitchProblem(hosts, radix, switches, objective)
 
@@ -92,7 +92,7 @@ class HostSwitchKind(ProblemKind):
     # ------------------------------------------------------------------ results
 
     def verify(self, doc: dict[str, Any]) -> Verdict:
-        from harness.problems.hostswitch.solution import REQUIRED_METRICS, graph_from_dict
+        from hopbench.harness.problems.hostswitch.solution import REQUIRED_METRICS, graph_from_dict
 
         graph, stored = graph_from_dict(doc)
         try:
@@ -111,14 +111,14 @@ class HostSwitchKind(ProblemKind):
         return Verdict(True, "", metrics, stored)
 
     def read(self, doc: dict[str, Any]) -> Any:
-        from harness.problems.hostswitch.solution import graph_from_dict
+        from hopbench.harness.problems.hostswitch.solution import graph_from_dict
 
         return graph_from_dict(doc)[0]
 
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         # the switches are the routers; their hosts are the endpoints (``hosts``), the radix is the ports
-        from harness.graphs.graph import Graph
-        from harness.problems.hostswitch.solution import graph_from_dict
+        from hopbench.harness.graphs.graph import Graph
+        from hopbench.harness.problems.hostswitch.solution import graph_from_dict
 
         graph, _ = graph_from_dict(doc)
         problem = graph.problem
@@ -147,7 +147,7 @@ class HostSwitchKind(ProblemKind):
         return out
 
     def reference_objective(self, values: dict[str, float], objective: str) -> float | None:
-        from harness.problems.hostswitch.problem import golf_value
+        from hopbench.harness.problems.hostswitch.problem import golf_value
 
         if objective == "h_aspl":
             return values.get("h_aspl")

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.hostswitch import bounds
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.hostswitch import bounds
 
 OBJECTIVES = ("h_golf", "h_aspl")
 #: the largest radix (a host count per switch must fit the evaluation's 16 bit planes)
@@ -182,7 +182,7 @@ def from_sums(problem: HostSwitchProblem, host_counts: np.ndarray, switch_links:
 
 def measure(problem: HostSwitchProblem, host_counts: np.ndarray, links: np.ndarray) -> HostSwitchEvaluation:
     """Measure a graph already checked (:meth:`HostSwitchProblem.check`)."""
-    from harness.problems.hostswitch._kernel import switch_sums, workspace
+    from hopbench.harness.problems.hostswitch._kernel import switch_sums, workspace
 
     m = len(host_counts)
     nbr, deg = padded_table(m, links)

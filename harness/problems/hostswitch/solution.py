@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from harness import caps
-from harness.documents import field as doc_field
-from harness.documents import finite_or_none
-from harness.errors import HopbenchError
-from harness.problems.hostswitch.problem import HostSwitchEvaluation, HostSwitchProblem
-from harness.problems.kind import SolverOutput
+from hopbench.harness import caps
+from hopbench.harness.documents import field as doc_field
+from hopbench.harness.documents import finite_or_none
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.hostswitch.problem import HostSwitchEvaluation, HostSwitchProblem
+from hopbench.harness.problems.kind import SolverOutput
 
 FORMAT = "hopbench.hostswitch/1"
 GUIDE = "see docs/graphgolf.md (the host-switch category) for the format"
@@ -64,12 +64,12 @@ class HostSwitchGraph(SolverOutput):
 
     def golf_text(self) -> str:
         """The graph in the competition's file format (:mod:`.golf_file`)."""
-        from harness.problems.hostswitch.golf_file import write_text
+        from hopbench.harness.problems.hostswitch.golf_file import write_text
 
         return write_text(self.problem.radix, self.host_counts, self.links)
 
     def to_dict(self) -> dict[str, Any]:
-        from harness import __version__
+        from hopbench.harness import __version__
 
         ev = self.evaluation or self.evaluate()
         doc: dict[str, Any] = {

@@ -3,16 +3,16 @@
 The public API of the routing modules; the implementation is split by concept:
 
 =============================  ==========================================================
-:mod:`harness.problems.routing.network`   tori, directions, channels, distances
-:mod:`harness.problems.routing.graph`     Angara rules, the routing graph (Sect. 3.1) and its
+:mod:`hopbench.harness.problems.routing.network`   tori, directions, channels, distances
+:mod:`hopbench.harness.problems.routing.graph`     Angara rules, the routing graph (Sect. 3.1) and its
                                  deadlock-free extension by Theorem 2 (Sect. 3.2)
-:mod:`harness.problems.routing.candidates` every minimal legal route of every pair
-:mod:`harness.problems.routing.deadlock`  the channel-dependency-graph check of a table
-:mod:`harness.problems.routing.problem`   :class:`RoutingProblem` and the named node subsets
-:mod:`harness.problems.routing.table`     :class:`RoutingTable`: validation, metrics, JSON
+:mod:`hopbench.harness.problems.routing.candidates` every minimal legal route of every pair
+:mod:`hopbench.harness.problems.routing.deadlock`  the channel-dependency-graph check of a table
+:mod:`hopbench.harness.problems.routing.problem`   :class:`RoutingProblem` and the named node subsets
+:mod:`hopbench.harness.problems.routing.table`     :class:`RoutingTable`: validation, metrics, JSON
 =============================  ==========================================================
 
-The kind plug-in (:mod:`harness.problems.routing.kind`) connects routing to the rest of
+The kind plug-in (:mod:`hopbench.harness.problems.routing.kind`) connects routing to the rest of
 hopbench: suite instances, sample problems, the ``hopbench.routes/1`` verifier and the
 board's columns.
 

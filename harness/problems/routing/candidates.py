@@ -18,7 +18,7 @@ route), the genes of ``angara-ga``, and the channel set C of the metrics
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numba as nb
 import numpy as np
 
-from harness.problems.routing.graph import MAX_LIVE, RoutingGraph, _advance
+from hopbench.harness.problems.routing.graph import MAX_LIVE, RoutingGraph, _advance
 
 
 class Interrupted(Exception):

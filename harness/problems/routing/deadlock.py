@@ -16,7 +16,7 @@ by other means (``rules = "minimal"``) may not.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 

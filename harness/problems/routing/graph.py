@@ -73,7 +73,7 @@ of live vertices.
 """
 from __future__ import annotations
 
-from harness import _threading  # noqa: F401  (threading defaults before numba)
+from hopbench.harness import _threading  # noqa: F401  (threading defaults before numba)
 
 # isort: split
 
@@ -82,8 +82,8 @@ from functools import cached_property, lru_cache
 import numba as nb
 import numpy as np
 
-from harness.problems.routing.network import Torus, direction_name
-from harness.problems.routing.network import torus as make_torus
+from hopbench.harness.problems.routing.network import Torus, direction_name
+from hopbench.harness.problems.routing.network import torus as make_torus
 
 #: largest number of RG vertices the automaton can occupy after one prefix
 #: (begin -> {FS, dirbit}; later at most two dirbit vertices and one LS vertex)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import (
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.kind import (
     InstanceResolver,
     InstanceShape,
     MetricColumn,
@@ -45,7 +45,7 @@ def _compact(nodes: tuple[int, ...]) -> str:
 def routing_problem(fields: dict[str, Any]):
     """The problem of a suite instance table (keys ``torus``, optional ``nodes`` or ``subset``,
     ``rules``, ``minimal``, ``objective``; other keys such as ``reference`` are ignored)."""
-    from harness.problems.routing.problem import make_problem
+    from hopbench.harness.problems.routing.problem import make_problem
 
     if "torus" not in fields:
         raise HopbenchError("a routing instance needs a 'torus' key, e.g. torus = \"4x2x2x2\"")
@@ -72,7 +72,7 @@ def routing_instance_id(fields: dict[str, Any]) -> str:
 
 def verify_routes(doc: dict[str, Any]) -> Verdict:
     """Re-verify a ``hopbench.routes/1`` document from scratch: validity, then every stored metric."""
-    from harness.problems.routing.table import table_from_dict
+    from hopbench.harness.problems.routing.table import table_from_dict
 
     stored: dict[str, float] = {}
     try:
@@ -119,7 +119,7 @@ class RoutingKind(ProblemKind):
         if isinstance(nodes, str):
             # a range such as "0-99999999999" would be listed in full before its end is checked: refuse
             # a number longer than any node id of a torus Angara routes
-            from harness.problems.routing.network import MAX_DIMS, MAX_SIZE
+            from hopbench.harness.problems.routing.network import MAX_DIMS, MAX_SIZE
 
             digits = len(str(MAX_SIZE ** MAX_DIMS))
             big = next((m for m in re.findall(r"\d+", nodes) if len(m) > digits), None)
@@ -136,13 +136,13 @@ class RoutingKind(ProblemKind):
     def size(self, fields: dict[str, Any]) -> int:
         import math
 
-        from harness.problems.routing.network import parse_dims
+        from hopbench.harness.problems.routing.network import parse_dims
 
         return math.prod(parse_dims(fields["torus"]))
 
     def sample_problems(self) -> list[Any]:
         """A ring, a 2D torus, a 3D torus with a size-2 (mesh) dimension, a node subset, and a 4D torus."""
-        from harness.problems.routing.problem import make_problem
+        from hopbench.harness.problems.routing.problem import make_problem
 
         return [make_problem("5"), make_problem("4x3"), make_problem("3x2x4"),
                 make_problem("4x2x2x2", subset="desmos8"), make_problem("3x3x2x2")]
@@ -154,14 +154,14 @@ class RoutingKind(ProblemKind):
         return verify_routes(doc)
 
     def read(self, doc: dict[str, Any]) -> Any:
-        from harness.problems.routing.table import table_from_dict
+        from hopbench.harness.problems.routing.table import table_from_dict
 
         return table_from_dict(doc)[0]
 
     def check_result(self, problem: Any, doc: dict[str, Any], *, trusted: bool = False) -> Verdict:
         # the document's problem from its header (cheap) before its routes are verified
-        from harness.problems.recheck import problem_mismatch
-        from harness.problems.routing.table import problem_from_dict
+        from hopbench.harness.problems.recheck import problem_mismatch
+        from hopbench.harness.problems.routing.table import problem_from_dict
 
         reason = problem_mismatch(problem.describe(), problem_from_dict(doc).describe())
         return self.verify(doc) if reason is None else Verdict(False, reason)
@@ -171,8 +171,8 @@ class RoutingKind(ProblemKind):
         # count.  The routes need not be valid for the network to be: 'hopbench verify' checks them.
         import numpy as np
 
-        from harness.graphs.graph import Graph
-        from harness.problems.routing.table import table_from_dict
+        from hopbench.harness.graphs.graph import Graph
+        from hopbench.harness.problems.routing.table import table_from_dict
 
         table, _ = table_from_dict(doc)
         net = table.problem.network

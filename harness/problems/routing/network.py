@@ -28,7 +28,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 #: dimension names in the paper's order
 DIM_NAMES = "XYZK"

@@ -5,7 +5,7 @@ nodes by default; routes between them may pass through any node), the rules a
 route must obey and the objective:
 
 ``rules = "angara"``   every route is a path of the (deadlock-free extended)
-                       Angara routing graph of Mukosey et al. 2021 (:mod:`harness.problems.routing.graph`)
+                       Angara routing graph of Mukosey et al. 2021 (:mod:`hopbench.harness.problems.routing.graph`)
 ``rules = "minimal"``  any shortest walk; only deadlock freedom is required
 
 ``minimal = True`` (the default, and what the paper's algorithms produce)
@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from harness.caps import ROUTING_PAIRS
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.problems.routing.network import Torus, format_dims, parse_dims
-from harness.problems.routing.network import torus as make_torus
+from hopbench.harness.caps import ROUTING_PAIRS
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.problems.routing.network import Torus, format_dims, parse_dims
+from hopbench.harness.problems.routing.network import torus as make_torus
 
 RULES = ("angara", "minimal")
 OBJECTIVES = ("max_load", "sigma4")
@@ -260,14 +260,14 @@ class RoutingProblem:
     @cached_property
     def graph(self):
         """The routing graph in use (the extended Angara graph; used for channel checks under any rules)."""
-        from harness.problems.routing.graph import routing_graph
+        from hopbench.harness.problems.routing.graph import routing_graph
 
         return routing_graph(self.network.dims)
 
     @cached_property
     def candidates(self):
-        """:class:`~harness.problems.routing.candidates.CandidateRoutes` (every minimal legal route per pair)."""
-        from harness.problems.routing.candidates import CandidateRoutes
+        """:class:`~hopbench.harness.problems.routing.candidates.CandidateRoutes` (every minimal legal route per pair)."""
+        from hopbench.harness.problems.routing.candidates import CandidateRoutes
 
         if self.rules != "angara":
             raise HopbenchError("candidate routes are enumerated for rules 'angara' only "
@@ -277,11 +277,11 @@ class RoutingProblem:
     def candidates_within(self, should_stop: Callable[[], bool]):
         """:attr:`candidates`, enumerated while ``should_stop()`` says go on (polled every few sources).
 
-        Raises :class:`~harness.problems.routing.candidates.Interrupted` when it says stop; a
+        Raises :class:`~hopbench.harness.problems.routing.candidates.Interrupted` when it says stop; a
         complete list is kept as :attr:`candidates`.
         """
         if "candidates" not in self.__dict__:
-            from harness.problems.routing.candidates import CandidateRoutes
+            from hopbench.harness.problems.routing.candidates import CandidateRoutes
 
             if self.rules != "angara":
                 return self.candidates  # the one-line error

@@ -20,7 +20,7 @@ Metrics (γ_c = number of routes crossing channel c):
 ``max_length``, ``mean_length``  route lengths in hops
 ``alpha_sat``     (|N| − 1) / max γ_c: the uniform-traffic injection rate (per node, in
                   channel bandwidths) at which the busiest channel saturates
-``objective``     the problem's objective (see :mod:`harness.problems.routing.problem`)
+``objective``     the problem's objective (see :mod:`hopbench.harness.problems.routing.problem`)
 
 A non-minimal table may load channels outside C; they join C in the σ and
 min sums (γ_perfect keeps its definition).
@@ -43,13 +43,13 @@ from typing import Any
 
 import numpy as np
 
-from harness.documents import field as document_field
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import SolverOutput
-from harness.problems.routing.candidates import route_channels
-from harness.problems.routing.deadlock import loads_and_dependencies, turn_cycle
-from harness.problems.routing.network import direction_name, parse_dims, parse_direction
-from harness.problems.routing.problem import RoutingProblem
+from hopbench.harness.documents import field as document_field
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.kind import SolverOutput
+from hopbench.harness.problems.routing.candidates import route_channels
+from hopbench.harness.problems.routing.deadlock import loads_and_dependencies, turn_cycle
+from hopbench.harness.problems.routing.network import direction_name, parse_dims, parse_direction
+from hopbench.harness.problems.routing.problem import RoutingProblem
 
 ROUTES_FORMAT = "hopbench.routes/1"
 
@@ -256,7 +256,7 @@ class RoutingTable(SolverOutput):
 
     def to_dict(self) -> dict[str, Any]:
         """The self-contained ``hopbench.routes/1`` document (evaluating first if needed)."""
-        from harness import __version__
+        from hopbench.harness import __version__
 
         ev = self.evaluation or self.evaluate()
         problem = self.problem

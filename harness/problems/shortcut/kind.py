@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from harness.problems.kind import (
+from hopbench.harness.problems.kind import (
     InstanceResolver,
     InstanceShape,
     MetricColumn,
@@ -21,7 +21,7 @@ from harness.problems.kind import (
     close_enough,
     shown,
 )
-from harness.problems.shortcut.names import FAMILIES, OBJECTIVES, SOLUTION_FORMAT
+from hopbench.harness.problems.shortcut.names import FAMILIES, OBJECTIVES, SOLUTION_FORMAT
 
 #: the types of a shortcut instance's fields once resolved (cap and budget are integers by then)
 FIELD_TYPES = {"base": str, "cap": int, "budget": int, "objective": str, "family": str, "regular": bool,
@@ -46,8 +46,8 @@ GOLF_LEGEND = (
 
 def _make(spec: str, cap: int, budget: int, objective: str = "aspl", family: str | None = None,
           regular: bool = False):
-    from harness.graphs.topologies import parse_spec
-    from harness.problems.shortcut.problem import ShortcutProblem
+    from hopbench.harness.graphs.topologies import parse_spec
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 
     return ShortcutProblem(parse_spec(spec), cap, budget, objective, family, base_spec=spec, regular=regular)
 
@@ -76,7 +76,7 @@ class ShortcutKind(ProblemKind):
     # ------------------------------------------------------------------ suites
 
     def resolve_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> dict[str, Any]:
-        from harness.errors import HopbenchError
+        from hopbench.harness.errors import HopbenchError
 
         for key in ("base", "cap", "budget"):
             if key not in fields:
@@ -94,8 +94,8 @@ class ShortcutKind(ProblemKind):
     def check_fields(self, fields: dict[str, Any], resolver: InstanceResolver) -> None:
         # what ShortcutProblem refuses, refused when the suite loads with the key named; the base graph
         # comes from the loader's cache (a grid repeats one base over many caps and budgets)
-        from harness.errors import HopbenchError
-        from harness.problems.shortcut.problem import ShortcutProblem
+        from hopbench.harness.errors import HopbenchError
+        from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 
         check_field_types(fields, FIELD_TYPES)
         objective = fields.get("objective", "aspl")
@@ -120,7 +120,7 @@ class ShortcutKind(ProblemKind):
 
     def check_suite_table(self, name: str, value: Any) -> None:
         # [[published]]: rows of numbers and link sets a reader may compare with the paper
-        from harness.errors import HopbenchError
+        from hopbench.harness.errors import HopbenchError
 
         if not isinstance(value, list) or not all(isinstance(row, dict) for row in value):
             raise HopbenchError(f"must be an array of tables ([[{name}]]), got {shown(value)}")
@@ -151,7 +151,7 @@ class ShortcutKind(ProblemKind):
                      fields.get("family"), bool(fields.get("regular", False)))
 
     def size(self, fields: dict[str, Any]) -> int:
-        from harness.graphs.topologies import parse_spec
+        from hopbench.harness.graphs.topologies import parse_spec
 
         return parse_spec(fields["base"]).n
 
@@ -185,9 +185,9 @@ class ShortcutKind(ProblemKind):
     def verify(self, doc: dict[str, Any]) -> Verdict:
         from pathlib import Path
 
-        from harness.errors import HopbenchError, InvalidSolution
-        from harness.graphs.topologies import parse_spec
-        from harness.problems.shortcut.solution_file import solution_from_dict
+        from hopbench.harness.errors import HopbenchError, InvalidSolution
+        from hopbench.harness.graphs.topologies import parse_spec
+        from hopbench.harness.problems.shortcut.solution_file import solution_from_dict
 
         solution, stored = solution_from_dict(doc)
         spec = solution.problem.base_spec or ""
@@ -219,15 +219,15 @@ class ShortcutKind(ProblemKind):
         return Verdict(True, "", metrics, stored)
 
     def read(self, doc: dict[str, Any]) -> Any:
-        from harness.problems.shortcut.solution_file import solution_from_dict
+        from hopbench.harness.problems.shortcut.solution_file import solution_from_dict
 
         return solution_from_dict(doc)[0]
 
     def check_result(self, problem: Any, doc: dict[str, Any], *, trusted: bool = False) -> Verdict:
         # the problem first (cheap: no distances), then the full verification; a base given as edges
         # (a file: spec) must be the problem's very graph, not only carry its name
-        from harness.problems.recheck import problem_mismatch
-        from harness.problems.shortcut.solution_file import problem_from_dict
+        from hopbench.harness.problems.recheck import problem_mismatch
+        from hopbench.harness.problems.shortcut.solution_file import problem_from_dict
 
         claimed = problem_from_dict(doc)
         reason = problem_mismatch(problem.describe(), claimed.describe())
@@ -238,7 +238,7 @@ class ShortcutKind(ProblemKind):
 
     def graph_of(self, doc: dict[str, Any]) -> ResultNetwork:
         # the base plus the solution's shortcuts, validated first; the radix is the degree cap
-        from harness.problems.shortcut.solution_file import solution_from_dict
+        from hopbench.harness.problems.shortcut.solution_file import solution_from_dict
 
         solution, _ = solution_from_dict(doc)
         problem = solution.problem
@@ -253,9 +253,9 @@ class ShortcutKind(ProblemKind):
         # solution itself (a regular problem's, a family's).  A disconnected base (inf) bounds nothing.
         import math
 
-        from harness.engine.summary import summary
-        from harness.graphs.bounds import lower_bounds
-        from harness.problems.shortcut.problem import objective_value
+        from hopbench.harness.engine.summary import summary
+        from hopbench.harness.graphs.bounds import lower_bounds
+        from hopbench.harness.problems.shortcut.problem import objective_value
 
         if problem.objective == "channel-load":
             return None  # an added link can load a channel more (traffic moves onto it): no monotone bound
@@ -302,7 +302,7 @@ class ShortcutKind(ProblemKind):
 
     def reference_objective(self, values: dict[str, float], objective: str) -> float | None:
         # a paper that reports diameter and ASPL gives the golf and ad objectives too
-        from harness.problems.shortcut.problem import objective_value
+        from hopbench.harness.problems.shortcut.problem import objective_value
 
         if "diameter" in values and "aspl" in values and objective != "channel-load":
             return objective_value(objective, values["diameter"], values["aspl"])

@@ -21,14 +21,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness import caps
-from harness.documents import finite_or_none
-from harness.engine.summary import DistanceSummary, summary
-from harness.errors import HopbenchError, InvalidSolution
-from harness.graphs.bounds import lower_bounds
-from harness.graphs.graph import Graph
-from harness.problems.kind import SolverOutput
-from harness.problems.shortcut.names import FAMILIES, OBJECTIVES, OPT_IN_OBJECTIVES, SOLUTION_FORMAT
+from hopbench.harness import caps
+from hopbench.harness.documents import finite_or_none
+from hopbench.harness.engine.summary import DistanceSummary, summary
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.graphs.bounds import lower_bounds
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.problems.kind import SolverOutput
+from hopbench.harness.problems.shortcut.names import FAMILIES, OBJECTIVES, OPT_IN_OBJECTIVES, SOLUTION_FORMAT
 
 
 def objective_value(objective: str, diameter: float, aspl: float) -> float:
@@ -53,7 +53,7 @@ def objective_value(objective: str, diameter: float, aspl: float) -> float:
 def graph_objective_value(objective: str, graph: Graph, diameter: float, aspl: float) -> float:
     """The objective of ``graph`` (whose diameter and ASPL are given): any objective, ``channel-load`` too."""
     if objective == "channel-load":
-        from harness.engine.channel_load import max_channel_load
+        from hopbench.harness.engine.channel_load import max_channel_load
 
         return max_channel_load(graph)
     return objective_value(objective, diameter, aspl)
@@ -93,7 +93,7 @@ class ShortcutProblem:
     regular: bool = False
 
     kind = "shortcut"
-    #: objectives only some solvers take, with the solvers that do (see :class:`solvers.contract.solver.Solver`)
+    #: objectives only some solvers take, with the solvers that do (see :class:`hopbench.solvers.contract.solver.Solver`)
     opt_in_objectives: ClassVar[dict[str, str]] = OPT_IN_OBJECTIVES
 
     def __post_init__(self) -> None:
@@ -126,7 +126,7 @@ class ShortcutProblem:
                 )
         if self.family == "equality":
             # the family's own module knows its shape rules (even ring, cap K, budget N(K-2)/2)
-            from harness.problems.shortcut.equality import family
+            from hopbench.harness.problems.shortcut.equality import family
 
             family.check_problem(self)
 
@@ -135,7 +135,7 @@ class ShortcutProblem:
         here, in one line, rather than as an AttributeError deep in the checks below."""
         base = self.base
         if isinstance(base, str):
-            from harness.graphs.topologies import parse_spec
+            from hopbench.harness.graphs.topologies import parse_spec
 
             if self.base_spec is not None and self.base_spec != base:
                 raise HopbenchError(f"base {base!r} and base_spec {self.base_spec!r} disagree; give the spec once, "
@@ -325,7 +325,7 @@ class Solution(SolverOutput):
 
 def solution_to_dict(solution: Solution) -> dict[str, Any]:
     """The JSON document of a solution (evaluating it first if needed)."""
-    from harness import __version__
+    from hopbench.harness import __version__
 
     ev = solution.evaluation or solution.evaluate()
     problem = solution.problem

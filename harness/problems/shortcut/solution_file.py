@@ -21,14 +21,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness import caps
-from harness.documents import field
-from harness.errors import HopbenchError
-from harness.graphs.edge_list import pairs_from_json
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.names import SOLUTION_FORMAT
-from harness.problems.shortcut.problem import ShortcutProblem, Solution, solution_to_dict
+from hopbench.harness import caps
+from hopbench.harness.documents import field
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.edge_list import pairs_from_json
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.names import SOLUTION_FORMAT
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution, solution_to_dict
 
 __all__ = ["SOLUTION_FORMAT", "problem_from_dict", "solution_from_dict", "solution_to_dict"]
 

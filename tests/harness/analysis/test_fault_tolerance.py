@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 
-from harness.analysis.fault_tolerance import _fails, fault_tolerance
-from harness.engine.distances import summary
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
+from hopbench.harness.analysis.fault_tolerance import _fails, fault_tolerance
+from hopbench.harness.engine.distances import summary
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
 
 
 def test_ring_fails_at_the_first_removal():

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from harness.analysis.fault_tolerance import fault_tolerance
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec
+from hopbench.harness.analysis.fault_tolerance import fault_tolerance
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec
 
 
 def test_fault_tolerance_samples_are_capped_before_any_distance_is_computed(monkeypatch):
-    import harness.analysis.fault_tolerance as ft
+    import hopbench.harness.analysis.fault_tolerance as ft
 
     def no_apsp(graph):
         raise AssertionError("a distance computation ran before the sample count was checked")

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from harness.analysis import physical_cost as pc
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec, ring
+from hopbench.harness.analysis import physical_cost as pc
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec, ring
 
 
 def test_adjacent_modules_are_joined_by_104_45_cm():
@@ -125,11 +125,11 @@ def test_cli_cost_text_and_notation_p(cli):
 
 def test_load_network_takes_every_form_the_cost_command_documents(tmp_path):
     """Topology spec, Equality notation or id, result JSON (plain or gzipped) and edge list, through the
-    one network loader (harness.problems.networks)."""
+    one network loader (hopbench.harness.problems.networks)."""
     import gzip
 
-    from harness.problems.shortcut.problem import ShortcutProblem, Solution
-    from harness.problems.shortcut.solution_file import solution_to_dict
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+    from hopbench.harness.problems.shortcut.solution_file import solution_to_dict
 
     g, p = pc.load_network("torus:4x4")
     assert g == parse_spec("torus:4x4") and p is None

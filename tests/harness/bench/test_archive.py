@@ -21,7 +21,7 @@ BOARD_FILES = ("board.csv", "board.md", "board.json", "references.csv", "runs.js
 @pytest.fixture(scope="module")
 def published(tmp_path_factory):
     """A board written with its runs, from the tiny store: ``(suite file, board folder)``."""
-    from harness.cli import main
+    from hopbench.harness.cli import main
 
     root = tmp_path_factory.mktemp("archive")
     url, suite, path = make_store(root)

@@ -1,10 +1,10 @@
-"""harness.bench.cells.run_cell: one cell's outcome, a solver's decline recorded as 'skipped'."""
+"""hopbench.harness.bench.cells.run_cell: one cell's outcome, a solver's decline recorded as 'skipped'."""
 from __future__ import annotations
 
-import solvers
-from harness.bench.cells import run_cell
-from harness.bench.runner import plan_matrix
-from harness.bench.suites import load_suite
+from hopbench import solvers
+from hopbench.harness.bench.cells import run_cell
+from hopbench.harness.bench.runner import plan_matrix
+from hopbench.harness.bench.suites import load_suite
 
 
 def one_cell(tmp_path, body: str, solver: str) -> dict:

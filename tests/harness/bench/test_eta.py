@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from harness.bench.eta import CellEstimator, interleaved
-from harness.bench.runner import _declared_time_bound, cells_eta, plan_matrix
-from harness.bench.suites import load_suite
+from hopbench.harness.bench.eta import CellEstimator, interleaved
+from hopbench.harness.bench.runner import _declared_time_bound, cells_eta, plan_matrix
+from hopbench.harness.bench.suites import load_suite
 
 
 def simulated_seconds(cell: dict) -> float:

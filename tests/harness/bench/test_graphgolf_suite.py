@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from harness.bench.suites import load_suite
-from harness.problems.shortcut.problem import objective_value
+from hopbench.harness.bench.suites import load_suite
+from hopbench.harness.problems.shortcut.problem import objective_value
 
 SUITE = load_suite("graphgolf")
 

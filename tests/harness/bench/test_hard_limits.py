@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.bench import runner
-from harness.bench.runner import bounded_call, execute_plan, plan_matrix, record_result
-from harness.bench.store import Store
-from harness.bench.suites import load_suite
-from harness.errors import HopbenchError
-from solvers.contract.limits import PLUGIN_WARMUP_LIMIT_ENV
+from hopbench.harness.bench import runner
+from hopbench.harness.bench.runner import bounded_call, execute_plan, plan_matrix, record_result
+from hopbench.harness.bench.store import Store
+from hopbench.harness.bench.suites import load_suite
+from hopbench.harness.errors import HopbenchError
+from hopbench.solvers.contract.limits import PLUGIN_WARMUP_LIMIT_ENV
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -38,8 +38,8 @@ import time
 
 import numpy as np
 
-from harness.problems.shortcut.problem import Solution
-from solvers.contract import Solver, register
+from hopbench.harness.problems.shortcut.problem import Solution
+from hopbench.solvers.contract import Solver, register
 
 
 @register
@@ -87,7 +87,7 @@ def _run(root: Path, cwd: Path, env_extra: dict[str, str], *args) -> subprocess.
     env.update(env_extra)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env_extra.get("PYTHONPATH")]))
     # a generous timeout only to catch a hang (the 300 s warm-up of issue 15 would hit it)
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=150)
 
 
@@ -97,7 +97,7 @@ def _package_copy(tmp_path: Path) -> Path:
     The ``__pycache__`` folders come along: ``copytree`` keeps the sources' times, so numba's on-disk
     cache stays valid in the copy and its warm-up compiles nothing."""
     root = tmp_path / "checkout"
-    for package in ("harness", "solvers"):
+    for package in ("hopbench", "harness", "solvers"):
         shutil.copytree(ROOT / package, root / package)
     (root / "solvers" / "shortcut" / "dropped_in.py").write_text(PLUGINS)
     return root

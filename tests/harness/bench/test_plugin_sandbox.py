@@ -23,9 +23,9 @@ import time
 
 import numpy as np
 
-from harness.problems.shortcut.problem import Solution
-from solvers.contract import Solver, register
-from solvers.routing.dor import DOR
+from hopbench.harness.problems.shortcut.problem import Solution
+from hopbench.solvers.contract import Solver, register
+from hopbench.solvers.routing.dor import DOR
 
 
 @register
@@ -76,7 +76,7 @@ def plugin_env(tmp_path_factory):
 
 
 def hopbench(env: dict, cwd: Path, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=180)
 
 

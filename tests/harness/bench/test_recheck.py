@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.bench.cells import REFUSED, recheck
+from hopbench.harness.bench.cells import REFUSED, recheck
 
 ROOT = Path(__file__).resolve().parents[3]
 DISHONEST = {"HOPBENCH_SOLVER_MODULES": "tests.solvers.dishonest"}
@@ -21,7 +21,7 @@ DISHONEST = {"HOPBENCH_SOLVER_MODULES": "tests.solvers.dishonest"}
 def hopbench(*args, env_extra=None, timeout=300):
     env = dict(os.environ, **(env_extra or {}))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=timeout)
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-import solvers
-from harness.bench.store import Store
-from harness.bench.suites import load_suite
-from harness.problems.registry import verify_document
-from harness.testing.conformance import busy_cores
-from solvers.contract.limits import hard_limit
+from hopbench import solvers
+from hopbench.harness.bench.store import Store
+from hopbench.harness.bench.suites import load_suite
+from hopbench.harness.problems.registry import verify_document
+from hopbench.harness.testing.conformance import busy_cores
+from hopbench.solvers.contract.limits import hard_limit
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[3]
 def hopbench(*args, env_extra=None, timeout=300, **kw):
     env = dict(os.environ, **(env_extra or {}))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=timeout, **kw)
 
 
@@ -194,7 +194,7 @@ def test_kill_9_then_rerun_records_every_cell_exactly_once(tmp_path):
     args = ["run", "--suite", small_suite(tmp_path), "--solver", "test-slow", "--seeds", "10", "--storage",
             f"sqlite:///{db}", "--jobs", "2", "--no-progress"]
     env = dict(os.environ, **PLUGIN, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *map(str, args)], env=env, cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], env=env, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -305,7 +305,7 @@ def test_bad_inputs_exit_2_and_lose_nothing(tmp_path, capsys):
         (["instances", "nope"], "unknown suite"),
     ]
     # in this process (a fresh interpreter per case would only add its start-up): the same main() as the command
-    from harness.cli import main
+    from hopbench.harness.cli import main
 
     def command(*args) -> tuple[int, str]:
         capsys.readouterr()
@@ -340,8 +340,8 @@ def test_another_time_limit_is_another_cell(tmp_path):
 
 
 def test_summary_keeps_objectives_apart_and_declined_cells_out_of_the_means(tmp_path):
-    from harness.bench.cells import result_row
-    from harness.bench.runner import plan_matrix, summary_table
+    from hopbench.harness.bench.cells import result_row
+    from hopbench.harness.bench.runner import plan_matrix, summary_table
 
     path = tmp_path / "two.toml"
     path.write_text('name = "two"\n[[instances]]\nbase = "ring:10"\ncap = 4\nbudget = 2\n'
@@ -384,7 +384,7 @@ def test_summary_keeps_objectives_apart_and_declined_cells_out_of_the_means(tmp_
 def test_progress_keeps_warm_ups_out_of_the_eta_and_names_them():
     import io
 
-    from harness.bench.runner import Progress, cells_eta
+    from hopbench.harness.bench.runner import Progress, cells_eta
 
     now = [100.0]
     out = io.StringIO()
@@ -422,8 +422,8 @@ def test_progress_keeps_warm_ups_out_of_the_eta_and_names_them():
 def test_the_sandbox_tells_of_a_warm_up_once_and_times_it_apart(tmp_path):
     import concurrent.futures as cf
 
-    from harness.bench.runner import plan_matrix
-    from harness.bench.sandbox import close_all, run_isolated
+    from hopbench.harness.bench.runner import plan_matrix
+    from hopbench.harness.bench.sandbox import close_all, run_isolated
 
     plan = plan_matrix(load_suite(small_suite(tmp_path)), solver_names=["random"], seeds=[1])
     heard = []

@@ -3,9 +3,9 @@ import math
 import pandas as pd
 import pytest
 
-from harness.bench.schema import HEAD
-from harness.bench.store import Store, cell_key, merge, params_tag, run_column_names
-from harness.errors import HopbenchError
+from hopbench.harness.bench.schema import HEAD
+from hopbench.harness.bench.store import Store, cell_key, merge, params_tag, run_column_names
+from hopbench.harness.errors import HopbenchError
 
 
 def row(key="k1", status="ok", objective=2.5, **extra):
@@ -147,7 +147,7 @@ def test_results_table_and_csv_render_as_pandas_did(tmp_path, n):
     """``hopbench results`` renders without pandas; the text is what ``to_string``/``to_csv`` gave."""
     from datetime import datetime
 
-    from harness.cli.results import TABLE_COLUMNS, csv_text, table_text
+    from hopbench.harness.cli.results import TABLE_COLUMNS, csv_text, table_text
 
     store = Store.open(f"sqlite:///{tmp_path / 'a.db'}")
     for i, extra in enumerate(AWKWARD[:n]):

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event, text
 
-from harness.bench.store import Store, connect_timeout, engine_options, masked, parse_url, shown_url
-from harness.errors import HopbenchError
+from hopbench.harness.bench.store import Store, connect_timeout, engine_options, masked, parse_url, shown_url
+from hopbench.harness.errors import HopbenchError
 from tests.harness.bench.conftest import with_options
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -39,7 +39,7 @@ def one_line_error(code: int, err: str) -> str:
 def hopbench(*args, env_extra: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """The command in a subprocess: a hang fails the test at the timeout instead of blocking it."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), **(env_extra or {}))
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=60)
 
 
@@ -223,8 +223,8 @@ def test_a_read_only_folder_is_a_one_line_error(cli, tmp_path):
 def test_a_write_that_fails_mid_run_is_one_line_and_keeps_the_cells_recorded(cli, tmp_path, monkeypatch):
     """The store turns read-only after the first cell (SQLite's query_only, as a file turned read-only or a full
     disk would): the run stops with one line, and the recorded cell stays."""
-    import harness.bench.sandbox as sandbox
-    from harness.bench.cells import failed_result
+    import hopbench.harness.bench.sandbox as sandbox
+    from hopbench.harness.bench.cells import failed_result
 
     monkeypatch.setattr(sandbox, "run_isolated", lambda cell, notify=None: failed_result(cell, "skipped", "stub"))
     record = Store.record

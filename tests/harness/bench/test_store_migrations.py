@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
-from harness.bench import schema
-from harness.bench.store import MIGRATIONS, UNVERSIONED, Store, run_column_names
-from harness.errors import HopbenchError
+from hopbench.harness.bench import schema
+from hopbench.harness.bench.store import MIGRATIONS, UNVERSIONED, Store, run_column_names
+from hopbench.harness.errors import HopbenchError
 
 ROOT = Path(__file__).resolve().parents[3]
 OLD_STORE = ROOT / "tests" / "data" / "stores" / "ad9cf91.db"
@@ -27,7 +27,7 @@ KEYS = {"runs": "id", "traces": "run_id, idx", "tuned_params": "id"}
 
 def hopbench(*args, cwd=ROOT):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=300)
 
 
@@ -232,7 +232,7 @@ def test_results_command_on_the_old_store_prints_what_pandas_printed(old_store):
     pandas rendering gave, and its JSON has the same values."""
     import pandas as pd  # the old rendering, for comparison
 
-    from harness.cli.results import JSON_COLUMNS, TABLE_COLUMNS
+    from hopbench.harness.cli.results import JSON_COLUMNS, TABLE_COLUMNS
 
     url = f"sqlite:///{old_store}"
     df = Store.open(url, mode="read").dataframe(with_solutions=False)
@@ -319,7 +319,7 @@ def test_an_optuna_study_and_a_store_share_one_database(empty_url):
 _OPEN = """
 import sys, time
 from pathlib import Path
-from harness.bench.store import Store
+from hopbench.harness.bench.store import Store
 barrier = Path(sys.argv[2])
 (barrier / sys.argv[3]).touch()
 while not (barrier / "go").exists():  # every process imported everything: now all open at once
@@ -351,7 +351,7 @@ def test_concurrent_first_opens_create_the_store_once(empty_url, tmp_path):
 def test_opening_a_current_store_does_not_import_alembic(tmp_path):
     url = f"sqlite:///{tmp_path / 'c.db'}"
     Store.open(url).close()
-    probe = ("import sys\nfrom harness.bench.store import Store\n"
+    probe = ("import sys\nfrom hopbench.harness.bench.store import Store\n"
              "s = Store.open(sys.argv[1]); s.records(); s.open(sys.argv[1], mode='read')\n"
              "print(sorted(m for m in ('alembic', 'pandas', 'numpy') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", probe, url], capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -362,7 +362,7 @@ def test_a_store_another_process_creates_during_the_first_look_opens(empty_url, 
     """The race CI met with two tuning workers on a new PostgreSQL database: one process's read of the
     version row fails (no table yet), the other commits the new store, and only then does the first look
     in the catalogue.  The table is there; the store must open, not fail with 'relation does not exist'."""
-    import harness.bench.store as store_module
+    import hopbench.harness.bench.store as store_module
 
     real_inspect = store_module.inspect
     created = []

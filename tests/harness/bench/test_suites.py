@@ -1,7 +1,7 @@
 import pytest
 
-from harness.bench.suites import evaluate_formula, list_suites, load_suite
-from harness.errors import HopbenchError
+from hopbench.harness.bench.suites import evaluate_formula, list_suites, load_suite
+from hopbench.harness.errors import HopbenchError
 
 STANDARD = ["quick", "edgecut2022", "koibuchi2012", "exact-small", "equality2022", "angara2021"]
 
@@ -83,7 +83,7 @@ split = "tune"
     assert suite.by_id["ring:10/cap4/b5/golf"].best_known == 3.5
     assert suite.by_id["torus:3x3/cap6/b2/golf"].optimum == 2.4
     # a group names the board table the instance goes in; it is not part of the problem or the id
-    from harness.report.facts import instance_facts
+    from hopbench.harness.report.facts import instance_facts
 
     assert instance_facts(suite.by_id["ring:10/cap4/b5/golf"], 0).group == "small rings"
 
@@ -227,7 +227,7 @@ def test_a_disconnected_base_bounds_nothing_above(tmp_path):
 
 
 def test_a_value_far_below_the_bound_needs_no_search_of_a_large_base(tmp_path, monkeypatch):
-    import harness.engine.summary as engine_summary
+    import hopbench.harness.engine.summary as engine_summary
 
     def no_bfs(graph):
         raise AssertionError("the base's all-pairs BFS was computed for a value far below its own score")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.bench.suites import evaluate_formula, load_suite
-from harness.errors import HopbenchError
+from hopbench.harness.bench.suites import evaluate_formula, load_suite
+from hopbench.harness.errors import HopbenchError
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -182,7 +182,7 @@ def test_a_bad_suite_is_refused_at_load_naming_the_file_and_key(tmp_path, case, 
 def test_a_formula_that_hung_is_refused_within_a_timeout(tmp_path, case, text, fragment):
     path = write(tmp_path, text)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    run = subprocess.run([sys.executable, "-m", "harness.cli", "instances", str(path)], capture_output=True,
+    run = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "instances", str(path)], capture_output=True,
                          text=True, env=env, cwd=tmp_path, timeout=60)
     assert run.returncode == 2, run.stderr
     assert run.stderr.count("\n") == 1 and run.stderr.startswith("error: s.toml: "), run.stderr
@@ -255,7 +255,7 @@ def test_the_formula_cap_can_be_raised(tmp_path, monkeypatch):
 
 def test_board_on_a_bad_annotation_is_one_line(tmp_path, cli):
     # 'hopbench board' once crashed with a traceback on an annotation's reference = "y"
-    from harness.bench.store import Store
+    from hopbench.harness.bench.store import Store
 
     path = write(tmp_path, GRID + GRID_ID + "reference = 'y'\n")
     url = f"sqlite:///{tmp_path / 'r.db'}"

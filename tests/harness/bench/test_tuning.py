@@ -12,11 +12,11 @@ from pathlib import Path
 import optuna
 import pytest
 
-import solvers
-from harness.bench.store import Store
-from harness.bench.suites import load_suite
-from harness.bench.tuning import default_trial, load_tuned, params_from_optuna, best_known_objectives, search_space, suggest
-from harness.errors import HopbenchError
+from hopbench import solvers
+from hopbench.harness.bench.store import Store
+from hopbench.harness.bench.suites import load_suite
+from hopbench.harness.bench.tuning import default_trial, load_tuned, params_from_optuna, best_known_objectives, search_space, suggest
+from hopbench.harness.errors import HopbenchError
 
 ROOT = Path(__file__).resolve().parents[3]
 PLUGIN = {"HOPBENCH_SOLVER_MODULES": "tests.solvers.misbehaving"}
@@ -24,7 +24,7 @@ PLUGIN = {"HOPBENCH_SOLVER_MODULES": "tests.solvers.misbehaving"}
 
 def hopbench(*args, env_extra=None, timeout=600):
     env = dict(os.environ, **(env_extra or {}), PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=timeout)
 
 
@@ -42,7 +42,7 @@ def mini_suite(tmp_path: Path, n: int = 3) -> Path:
 
 
 def trials_of(study_name: str, db: Path):
-    from harness.bench.tuning import optuna_storage
+    from hopbench.harness.bench.tuning import optuna_storage
 
     return optuna.load_study(study_name=study_name, storage=optuna_storage(f"sqlite:///{db}")).get_trials()
 
@@ -82,7 +82,7 @@ def test_references_use_records_annotations_and_bounds(tmp_path):
     refs = best_known_objectives(suite.instances, store, "tiny")
     assert refs[first.id] == 2.5
     p = suite.instances[1].problem()
-    from harness.problems.shortcut.problem import objective_value
+    from hopbench.harness.problems.shortcut.problem import objective_value
 
     assert refs[suite.instances[1].id] == objective_value(p.objective, *p.lower_bounds())
 
@@ -152,7 +152,7 @@ def test_a_killed_worker_leaves_a_usable_study(tmp_path):
     args = ["tune", "test-slow", "--suite", mini_suite(tmp_path, 4), "--trials", "8", "--workers", "2",
             "--time-limit", "5", "--storage", f"sqlite:///{db}", "--study", "k", "--json"]
     env = dict(os.environ, **PLUGIN, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *args], env=env, cwd=ROOT, text=True,
+    proc = subprocess.Popen([sys.executable, "-m", "hopbench.harness.cli", *args], env=env, cwd=ROOT, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     victim = None
     deadline = time.monotonic() + 120
@@ -186,7 +186,7 @@ def test_workers_on_separate_machines_join_a_postgresql_study(tmp_path, empty_po
     args = ["tune", "vrs", "--suite", suite, "--trials", "3", "--time-limit", "5", "--storage", url,
             "--study", name, "--json"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    procs = [subprocess.Popen([sys.executable, "-m", "harness.cli", *map(str, args), "--seed", str(i)], env=env,
+    procs = [subprocess.Popen([sys.executable, "-m", "hopbench.harness.cli", *map(str, args), "--seed", str(i)], env=env,
                               cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(2)]
     outs = [p.communicate(timeout=600) for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
@@ -212,7 +212,7 @@ def test_bad_inputs_exit_2(tmp_path, capsys):
         (["run", "--suite", suite, "--solver", "random,vrs", "--params", "tuned", "--storage", store],
          "no tuned parameters for random, vrs"),
     ]
-    from harness.cli import main  # in this process: a fresh interpreter per case would only add its start-up
+    from hopbench.harness.cli import main  # in this process: a fresh interpreter per case would only add its start-up
 
     for args, fragment in cases:
         capsys.readouterr()
@@ -234,7 +234,7 @@ def test_a_signal_prunes_the_running_trial_and_a_resumed_study_tries_the_default
     args = ["tune", "test-hold", "--suite", mini_suite(tmp_path, 2), "--trials", "3", "--time-limit", "600",
             "--storage", f"sqlite:///{db}", "--study", "i"]
     env = dict(os.environ, **PLUGIN, HOPBENCH_TEST_HOLD=str(hold), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *args], env=env, cwd=ROOT, text=True,
+    proc = subprocess.Popen([sys.executable, "-m", "hopbench.harness.cli", *args], env=env, cwd=ROOT, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 300  # a guard against a hang, not a measurement

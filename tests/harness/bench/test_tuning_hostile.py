@@ -11,9 +11,9 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from harness.bench import tuning
-from harness.bench.tuning import TuneConfig, journal_path, open_study, optuna_storage
-from harness.errors import HopbenchError
+from hopbench.harness.bench import tuning
+from hopbench.harness.bench.tuning import TuneConfig, journal_path, open_study, optuna_storage
+from hopbench.harness.errors import HopbenchError
 from tests.harness.bench.test_store_hostile import SECRET, damage, hopbench, one_line_error, silent_server, write_store
 
 __all__ = ["silent_server"]  # a fixture of the store's tests, used here too

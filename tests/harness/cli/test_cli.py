@@ -94,7 +94,7 @@ def _command_paths(parser, prefix=()):
 
 
 def test_every_command_has_help(cli):
-    from harness.cli import build_parser
+    from hopbench.harness.cli import build_parser
 
     code, out, _ = cli("--help")
     assert code == 0
@@ -120,7 +120,7 @@ def _bad_inputs(tmp_path):
                                       "problem": {"base": "ring:8", "degree_cap": 3, "budget": "2"},
                                       "shortcuts": [], "metrics": {}}))
     solve = ["solve", "--cap", "10", "--budget", "4", "--solver", "random"]
-    from harness.bench.store import Store
+    from hopbench.harness.bench.store import Store
 
     for name in ("r.db", "b.db"):  # reading commands refuse a store that does not exist: make them empty
         Store.open(f"sqlite:///{tmp_path / name}").close()
@@ -180,17 +180,17 @@ def test_bad_inputs_give_one_line_errors_and_exit_2(cli, tmp_path):
 
 def test_console_script_exit_codes(tmp_path):
     """The installed entry point behaves like the in-process one."""
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--topology", "torus:0x4"],
+    r = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "evaluate", "--topology", "torus:0x4"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--topology", "ring:10", "--json"],
+    r = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "evaluate", "--topology", "ring:10", "--json"],
                        capture_output=True, text=True)
     assert r.returncode == 0 and json.loads(r.stdout)["diameter"] == 5
 
 
 def test_a_reader_that_stops_early_gets_no_traceback():
     """``hopbench solvers --json | head -1``: the closed pipe ends the command quietly."""
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "solvers", "--json"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "hopbench.harness.cli", "solvers", "--json"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[3])
     proc.stdout.readline()
     proc.stdout.close()  # like head: one line, then gone
@@ -202,8 +202,8 @@ def test_a_reader_that_stops_early_gets_no_traceback():
 def test_evaluate_announces_a_long_measurement_and_ctrl_c_may_end_it(cli, monkeypatch):
     import signal
 
-    import harness.cli.evaluate as evaluate
-    from harness.cli._common import interruptible
+    import hopbench.harness.cli.evaluate as evaluate
+    from hopbench.harness.cli._common import interruptible
 
     code, _, err = cli("evaluate", "--topology", "ring:2000")
     assert code == 0 and err == ""  # a quick one says nothing

@@ -15,8 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.bench.store import Store
-from harness.errors import HopbenchError
+from hopbench.harness.bench.store import Store
+from hopbench.harness.errors import HopbenchError
 
 ROOT = Path(__file__).resolve().parents[3]
 PLUGIN = {"HOPBENCH_SOLVER_MODULES": "tests.solvers.misbehaving"}
@@ -35,7 +35,7 @@ def own_directories(tmp_path, monkeypatch):
 def hopbench(*args, env_extra=None, cwd=ROOT, timeout=300):
     env = dict(os.environ, **(env_extra or {}))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=timeout)
 
 
@@ -75,26 +75,26 @@ def store_url(tmp_path) -> str:
 
 
 def published_files() -> dict[str, bytes]:
-    from harness._paths import PUBLISHED_TUNED_DIR
+    from hopbench.harness._paths import PUBLISHED_TUNED_DIR
 
     return {p.name: p.read_bytes() for p in sorted(PUBLISHED_TUNED_DIR.glob("*.json"))}
 
 
 def test_published_parameters_are_package_data():
-    from harness._paths import PUBLISHED_TUNED_DIR
+    from hopbench.harness._paths import PUBLISHED_TUNED_DIR
 
     assert PUBLISHED_TUNED_DIR == ROOT / "harness" / "bench" / "tuned"
     assert {"annealing.json", "edgecut-full.json"} <= set(published_files())
     assert not (ROOT / "leaderboards" / "tuned").exists()
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    assert "tuned/*.json" in data["harness.bench"]
+    assert "tuned/*.json" in data["hopbench.harness.bench"]
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert any(d.startswith("platformdirs") for d in deps)
 
 
 def test_save_goes_to_the_user_directory_unless_told_otherwise(tmp_path, monkeypatch):
-    from harness._paths import PUBLISHED_TUNED_DIR
-    from harness.bench.tuning import save_directory, user_tuned_dir
+    from hopbench.harness._paths import PUBLISHED_TUNED_DIR
+    from hopbench.harness.bench.tuning import save_directory, user_tuned_dir
 
     assert user_tuned_dir() == tmp_path / "tuned"  # $HOPBENCH_TUNED_DIR
     monkeypatch.delenv("HOPBENCH_TUNED_DIR")
@@ -109,7 +109,7 @@ def test_save_goes_to_the_user_directory_unless_told_otherwise(tmp_path, monkeyp
 
 
 def test_save_tuned_writes_the_user_directory_and_leaves_the_published_files(tmp_path, monkeypatch):
-    from harness.bench.tuning import TuneConfig, TuneResult, load_tuned, save_tuned, tuned_file
+    from hopbench.harness.bench.tuning import TuneConfig, TuneResult, load_tuned, save_tuned, tuned_file
 
     monkeypatch.delenv("HOPBENCH_TUNED_DIR")
     before = published_files()
@@ -127,8 +127,8 @@ def test_save_tuned_writes_the_user_directory_and_leaves_the_published_files(tmp
 
 
 def test_params_tuned_reads_the_user_file_first_then_the_published_one(tmp_path):
-    from harness._paths import PUBLISHED_TUNED_DIR
-    from harness.bench.tuning import load_tuned, tuned_file
+    from hopbench.harness._paths import PUBLISHED_TUNED_DIR
+    from hopbench.harness.bench.tuning import load_tuned, tuned_file
 
     published = json.loads((PUBLISHED_TUNED_DIR / "edgecut-full.json").read_text())["params"]
     assert load_tuned(["edgecut-full", "vrs"]) == {"edgecut-full": published}  # vrs keeps its defaults
@@ -193,7 +193,7 @@ def _plan_store(statuses: dict[str, str], url: str):
 def test_declined_cells_are_no_failure_and_the_hint_masks_the_password(capsys):
     from collections import Counter
 
-    from harness.cli.run import _failures
+    from hopbench.harness.cli.run import _failures
 
     args = SimpleNamespace(storage="postgresql://me:secret@db.example/bench", allow_failures=False)
     plan, store = _plan_store({"a": "ok", "b": "skipped"}, args.storage)

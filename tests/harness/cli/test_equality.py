@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import harness.cli.equality as cli_equality
+import hopbench.harness.cli.equality as cli_equality
 
 RING_LIKE = "N20000K6[-1,1,3,9](4)"  # d = 2,000: its Moore order is far beyond a float
 

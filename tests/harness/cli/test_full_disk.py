@@ -14,7 +14,7 @@ import sqlite3
 
 import pytest
 
-from harness.errors import HopbenchError
+from hopbench.harness.errors import HopbenchError
 
 SUITE = 'name = "full"\ndescription = "one tiny instance"\n[[instances]]\nbase = "ring:10"\ncap = 4\nbudget = 2\n'
 
@@ -52,7 +52,7 @@ def test_a_parquet_export_on_a_full_disk_is_one_line_and_keeps_the_earlier_file(
     before = out.read_bytes()
     real = os.fdopen
     # files opened for writing stop half-way (the output ledger is still read as usual)
-    monkeypatch.setattr("harness.outputs.os.fdopen",
+    monkeypatch.setattr("hopbench.harness.outputs.os.fdopen",
                         lambda fd, mode="r", *a, **k: _HalfWriter(real(fd, mode, *a, **k)) if "w" in mode
                         else real(fd, mode, *a, **k))
     code, stdout, err = cli("results", "--storage", small_store, "--format", "parquet", "-o", out)
@@ -72,7 +72,7 @@ def _runs(db) -> int:
 
 
 def test_tune_on_a_full_disk_stops_in_one_line_and_loses_nothing(tmp_path, cli, monkeypatch):
-    from harness.bench import store as store_module
+    from hopbench.harness.bench import store as store_module
 
     suite = tmp_path / "full.toml"
     suite.write_text(SUITE)
@@ -111,7 +111,7 @@ def test_tune_on_a_full_disk_stops_in_one_line_and_loses_nothing(tmp_path, cli, 
 def test_a_journal_write_on_a_full_disk_leaves_the_journal_whole(tmp_path, monkeypatch):
     from optuna.storages.journal import JournalFileBackend
 
-    from harness.bench import tuning
+    from hopbench.harness.bench import tuning
 
     backend = tuning._whole_lines_journal(JournalFileBackend)(str(tmp_path / "j"))
     backend.append_logs([{"op_code": 0, "worker_id": "w", "study_name": "s"}])

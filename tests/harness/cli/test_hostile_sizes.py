@@ -1,4 +1,4 @@
-"""Hostile sizes on the command line (issue 15), run as a user runs them: ``python -m harness.cli ...``.
+"""Hostile sizes on the command line (issue 15), run as a user runs them: ``python -m hopbench.harness.cli ...``.
 
 Every case ends with exit code 2 and a single stderr line ``error: ...`` naming the cap (and its
 environment variable) or what is wrong with the file: no traceback, no hang (a 60 s timeout), and a
@@ -43,7 +43,7 @@ def hopbench(*args, env_extra: dict[str, str] | None = None, timeout: float = 60
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "usage"
-        subprocess.run([sys.executable, "-c", LAUNCHER, str(report), str(timeout), sys.executable, "-m", "harness.cli",
+        subprocess.run([sys.executable, "-c", LAUNCHER, str(report), str(timeout), sys.executable, "-m", "hopbench.harness.cli",
                         *map(str, args)], stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=ROOT,
                        timeout=timeout + 30, check=True)
         peak_kib, code = map(int, report.read_text().split())

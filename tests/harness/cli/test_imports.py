@@ -19,7 +19,7 @@ HEAVY = ("numba", "matplotlib", "distributed", "ortools", "deap", "optuna", "pan
 
 _PROBE = """
 import json, sys
-from harness.cli import main
+from hopbench.harness.cli import main
 try:
     code = main(json.loads(sys.argv[1]))
 except SystemExit as exc:  # --help exits
@@ -42,12 +42,12 @@ def imported(args: list[str], cwd, watch: tuple[str, ...] = HEAVY) -> set[str]:
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
     """A random 3-regular edge file of 300 vertices and a torus:8x8 solution file."""
-    from harness.documents import dumps
-    from harness.graphs.edge_list import edge_list_text
-    from harness.graphs.graph import Graph
-    from harness.graphs.topologies import parse_spec
-    from harness.problems.shortcut.problem import ShortcutProblem, Solution
-    from harness.problems.shortcut.solution_file import solution_to_dict
+    from hopbench.harness.documents import dumps
+    from hopbench.harness.graphs.edge_list import edge_list_text
+    from hopbench.harness.graphs.graph import Graph
+    from hopbench.harness.graphs.topologies import parse_spec
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+    from hopbench.harness.problems.shortcut.solution_file import solution_to_dict
 
     d = tmp_path_factory.mktemp("imports")
     rng = np.random.default_rng(3)
@@ -88,7 +88,7 @@ def test_solvers_loads_the_solver_modules_only(tmp_path):
 
 def test_results_table_loads_no_pandas_nor_numba(tmp_path):
     url = f"sqlite:///{tmp_path / 'results.db'}"
-    from harness.bench.store import Store
+    from hopbench.harness.bench.store import Store
 
     Store.open(url).close()  # an (empty) store to read
     assert not imported(["results", "--storage", url], tmp_path) & {"numba", "pandas", "matplotlib", "optuna"}
@@ -96,7 +96,7 @@ def test_results_table_loads_no_pandas_nor_numba(tmp_path):
 
 def test_a_small_edgecut_solve_loads_no_numba_nor_scipy(tmp_path):
     # issue 35, item 7: a 144-vertex EdgeCut solve keeps its distance matrix in numpy
-    # (harness.engine.small_state) instead of paying about a second to load numba
+    # (hopbench.harness.engine.small_state) instead of paying about a second to load numba
     args = ["solve", "--base", "torus:12x12", "--cap", "10", "--budget", "24", "--solver", "edgecut-full"]
     assert not imported(args, tmp_path) & {"numba", "scipy", "pandas", "matplotlib", "optuna", "sqlalchemy"}
     # a time limit warms the solver up first, which loads the numba state it then uses

@@ -30,7 +30,7 @@ COMMANDS = {
 
 def run_until_incumbent_then_signal(argv: list[str], sig: int, cwd: Path) -> tuple[int, str, str]:
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *argv], cwd=cwd, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "hopbench.harness.cli", *argv], cwd=cwd, stdout=subprocess.PIPE,
                             stderr=slave, stdin=subprocess.DEVNULL, text=True,
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     os.close(slave)
@@ -79,6 +79,6 @@ def test_a_signal_writes_the_best_so_far_and_exits_130(tmp_path, command, sig):
     # what was written is at least as good as the last incumbent shown before the signal
     assert doc["metrics"]["objective"] <= incumbents[-1] + 1e-6
     assert "objective" in out  # the result is printed too
-    check = subprocess.run([sys.executable, "-m", "harness.cli", "verify", str(out_file)], cwd=tmp_path,
+    check = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "verify", str(out_file)], cwd=tmp_path,
                            capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert check.returncode == 0, check.stdout + check.stderr

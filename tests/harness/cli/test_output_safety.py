@@ -120,7 +120,7 @@ def test_a_dollar_in_a_parameter_is_drawn_as_text_not_mathtext(cli, mini, tmp_pa
 def test_plot_text_is_literal_for_every_figure():
     from matplotlib.figure import Figure
 
-    from harness.report.plots import literal
+    from hopbench.harness.report.plots import literal
 
     for text in (MATH, "$a$b$", "\\$", "50$"):
         fig = Figure()

@@ -17,8 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 
-HEADER = ("import os, sqlite3, subprocess\nimport numpy as np\nfrom harness.problems.shortcut.problem import Solution\n"
-          "from solvers.contract import Solver, register\n\n")
+HEADER = ("import os, sqlite3, subprocess\nimport numpy as np\nfrom hopbench.harness.problems.shortcut.problem import Solution\n"
+          "from hopbench.solvers.contract import Solver, register\n\n")
 SOLVE = ("    def solve(self, problem, *, seed, budget, report):\n"
          "{body}        return Solution(problem, np.empty((0, 2), dtype=np.int64))\n")
 
@@ -41,7 +41,7 @@ BROKEN = {
 }
 #: what each broken module's line says
 SAYS = {"p_syntax": "SyntaxError: invalid syntax (p_syntax.py, line 1)", "p_raise": "RuntimeError: boom at import",
-        "p_exit": "SystemExit: exit code 3", "p_taken": "solver name 'random' is taken by solvers.shortcut",
+        "p_exit": "SystemExit: exit code 3", "p_taken": "solver name 'random' is taken by hopbench.solvers.shortcut",
         "p_noname": "needs a name", "p_badname": "needs a name"}
 GOOD = {
     "p_good": solver_source("good-plugin"),
@@ -72,7 +72,7 @@ def plugins(tmp_path_factory) -> Path:
 def hopbench(plugins: Path, modules: list[str], *args, **env):
     environ = dict(os.environ, HOPBENCH_SOLVER_MODULES=",".join(modules), **env)
     environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(plugins)])
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=environ, cwd=plugins, timeout=600)
 
 
@@ -159,7 +159,7 @@ def test_a_plugin_writing_to_the_store_makes_the_run_fail_loudly(plugins, tmp_pa
 
 def test_kill_process_group_but_me_leaves_the_caller_and_kills_the_rest(tmp_path):
     """In-process: a child in its own session leaves a grandchild; the child's kill_process_group_but_me ends it."""
-    script = ("import os, subprocess, sys, time\nfrom harness.bench.sandbox import kill_process_group_but_me\n"
+    script = ("import os, subprocess, sys, time\nfrom hopbench.harness.bench.sandbox import kill_process_group_but_me\n"
               "p = subprocess.Popen(['sh', '-c', 'sleep 300 & echo $! > " + str(tmp_path / "pid") + "; wait'])\n"
               "while not os.path.exists(" + repr(str(tmp_path / "pid")) + "): time.sleep(0.01)\n"
               "time.sleep(0.2)\nprint(kill_process_group_but_me())\n")

@@ -15,7 +15,7 @@ DISHONEST = {"HOPBENCH_SOLVER_MODULES": "tests.solvers.dishonest"}
 def hopbench(*args, timeout=300):
     env = dict(os.environ, **DISHONEST)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=timeout)
 
 

@@ -3,7 +3,7 @@ instance (or a long error) can be read; the default table cuts a cell at 60 char
 stderr."""
 from __future__ import annotations
 
-from harness.bench.store import Store
+from hopbench.harness.bench.store import Store
 
 REASON = ("the model would have about 3,688,352 Boolean terms, above max_terms=3,000,000; raise max_terms "
           "to try anyway (this reason goes on past sixty characters: the end must still be readable)")

@@ -60,7 +60,7 @@ def test_export_refuses_invalid_tables(cli, table_file, tmp_path):
 
 
 def test_export_refuses_a_deadlocked_table(cli, tmp_path):
-    from harness.errors import InvalidSolution
+    from hopbench.harness.errors import InvalidSolution
     from tests.harness.problems.routing.test_routing_table import cyclic_table
 
     table = cyclic_table()  # shortest walks on 3x3 whose turns close a dependency cycle
@@ -77,7 +77,7 @@ def test_export_refuses_a_deadlocked_table(cli, tmp_path):
 
 
 def _fake_metrics():
-    from harness.problems.routing.table import RoutingEvaluation
+    from hopbench.harness.problems.routing.table import RoutingEvaluation
 
     return RoutingEvaluation(objective=1.0, max_load=1, min_load=1, sigma4=0.0, gamma_perfect=1.0, channels=1,
                              max_length=2, mean_length=1.0, alpha_sat=1.0, pairs=72)

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import simulate as simulate_cli
+from hopbench.harness.cli import simulate as simulate_cli
 from tests.harness.cli.test_hostile_sizes import hopbench, one_line_error
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_cli_lists_agree_with_the_modules():
-    from harness.traffic import patterns, study
+    from hopbench.harness.traffic import patterns, study
 
     assert simulate_cli.PATTERNS == patterns.PATTERNS
     assert simulate_cli.ROUTINGS == study.ROUTINGS

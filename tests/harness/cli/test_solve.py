@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-import solvers
-from harness.bench.suites import load_suite
+from hopbench import solvers
+from hopbench.harness.bench.suites import load_suite
 
 
 def shortcut_instance(suite: str = "quick"):
@@ -106,7 +106,7 @@ def test_solvers_by_kind_and_unknown_names(cli):
 
 
 def test_tune_help_documents_every_option():
-    from harness.cli import build_parser
+    from hopbench.harness.cli import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

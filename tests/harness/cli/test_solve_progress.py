@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.solve import LiveLine, fit, lower_bound_of, proof_line
-from solvers.contract.budget import TracePoint
+from hopbench.harness.cli.solve import LiveLine, fit, lower_bound_of, proof_line
+from hopbench.solvers.contract.budget import TracePoint
 
 ROOT = Path(__file__).resolve().parents[3]
 SOLVE = ["solve", "--base", "torus:4x4", "--cap", "6", "--budget", "4", "--solver", "random", "--seed", "1"]
@@ -119,8 +119,8 @@ def test_fit_cuts_a_single_long_part_at_a_space():
 
 
 def test_lower_bound_of_a_problem():
-    from harness.graphs.topologies import parse_spec
-    from harness.problems.shortcut.problem import ShortcutProblem
+    from hopbench.harness.graphs.topologies import parse_spec
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 
     problem = ShortcutProblem(parse_spec("torus:4x4"), 6, 4, base_spec="torus:4x4")
     assert lower_bound_of(problem) == pytest.approx(problem.objective_lower_bound())
@@ -152,7 +152,7 @@ def _solve_on_a_terminal(*extra: str) -> tuple[str, str]:
     pty = pytest.importorskip("pty")
     master, slave = pty.openpty()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", *SOLVE, *extra], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "hopbench.harness.cli", *SOLVE, *extra], stdout=subprocess.PIPE,
                             stderr=slave, env=env, cwd=ROOT)
     os.close(slave)
     seen = b""
@@ -185,6 +185,6 @@ def test_solve_shows_a_live_line_on_a_terminal_only():
     assert stdout.startswith("random (seed 1) on torus:4x4")
     terminal, stdout = _solve_on_a_terminal("--json")
     assert terminal == "" and stdout.startswith("{")
-    plain = subprocess.run([sys.executable, "-m", "harness.cli", *SOLVE], capture_output=True, text=True, cwd=ROOT,
+    plain = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *SOLVE], capture_output=True, text=True, cwd=ROOT,
                            env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
     assert plain.returncode == 0 and plain.stderr == ""

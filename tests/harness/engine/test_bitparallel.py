@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.engine import bitparallel as bp
-from harness.engine.summary import summary
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
+from hopbench.harness.engine import bitparallel as bp
+from hopbench.harness.engine.summary import summary
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
 
 
 def _random_graph(n: int, m: int, seed: int) -> Graph:

@@ -1,5 +1,5 @@
-"""The uniform-traffic channel load of minimal routing (:mod:`harness.engine.channel_load`), against the
-traffic layer's table-driven loads (:func:`harness.traffic.bounds.channel_loads` on the ``hop-vc``
+"""The uniform-traffic channel load of minimal routing (:mod:`hopbench.harness.engine.channel_load`), against the
+traffic layer's table-driven loads (:func:`hopbench.harness.traffic.bounds.channel_loads` on the ``hop-vc``
 routing: every minimal next hop, evenly) and a plain-Python count over networkx's shortest paths."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.engine.channel_load import channel_loads_uniform_min, max_channel_load, throughput_bound
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec as build_topology
+from hopbench.harness.engine.channel_load import channel_loads_uniform_min, max_channel_load, throughput_bound
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec as build_topology
 
 
 def python_loads(g: Graph) -> dict[tuple[int, int], Fraction]:
@@ -51,8 +51,8 @@ def test_loads_equal_the_exact_count(spec):
 
 @pytest.mark.parametrize("spec", GRAPHS)
 def test_loads_equal_the_traffic_layers_table_driven_loads(spec):
-    from harness.traffic.bounds import channel_loads, demand_for
-    from harness.traffic.routing import hop_vc
+    from hopbench.harness.traffic.bounds import channel_loads, demand_for
+    from hopbench.harness.traffic.routing import hop_vc
 
     g = build_topology(spec)
     diameter = int(max(max(d.values()) for _, d in nx.all_pairs_shortest_path_length(g.to_networkx())))
@@ -77,7 +77,7 @@ def test_disconnected_and_tiny_graphs():
 
 @pytest.mark.parametrize("spec", ["ring:9", "torus:4x4", "dlnr:32:2:3", "mesh:4x3"])
 def test_a_candidate_link_scores_as_the_graph_with_it(spec):
-    from harness.engine.channel_load import peak_of_edges, score_added_links
+    from hopbench.harness.engine.channel_load import peak_of_edges, score_added_links
 
     g = build_topology(spec)
     rng = np.random.default_rng(1)
@@ -95,7 +95,7 @@ def test_a_candidate_link_scores_as_the_graph_with_it(spec):
 
 
 def test_unreachable_pairs_are_counted():
-    from harness.engine.channel_load import peak_of_edges, score_added_links
+    from hopbench.harness.engine.channel_load import peak_of_edges, score_added_links
 
     g = Graph(5, [(0, 1), (1, 2), (3, 4)])
     peak, total, unreachable = peak_of_edges(5, g.edges)
@@ -105,8 +105,8 @@ def test_unreachable_pairs_are_counted():
 
 
 def test_a_measurement_past_the_work_cap_is_refused_in_one_line(monkeypatch):
-    from harness.errors import HopbenchError
-    from harness.problems.shortcut.problem import ShortcutProblem
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 
     g = build_topology("torus:4x4")  # 16 switches x 64 directed channels = 1,024
     monkeypatch.setenv("HOPBENCH_MAX_CHANNEL_LOAD_WORK", "1000")

@@ -7,9 +7,9 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
-from harness.engine import distances as metrics
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
+from hopbench.harness.engine import distances as metrics
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
 
 
 def scipy_distances(g: Graph) -> np.ndarray:
@@ -215,7 +215,7 @@ def test_scoring_does_not_modify_the_state():
 @pytest.mark.parametrize("n", [0, 1, 2, 5, 63, 64, 65, 130, 257])
 def test_pair_histogram_against_numpy(n):
     # row blocks (64) fewer than, equal to and more than the vertices; unreachable pairs in the last bin
-    from harness.engine.distances import _pair_histogram
+    from hopbench.harness.engine.distances import _pair_histogram
 
     rng = np.random.default_rng(n)
     inf = np.iinfo(np.uint16).max
@@ -228,7 +228,7 @@ def test_pair_histogram_against_numpy(n):
 
 
 def test_dense_matrix_refusal_checks_the_cap_and_the_16_bit_entries(monkeypatch):
-    from harness.engine.distances import dense_matrix_refusal
+    from hopbench.harness.engine.distances import dense_matrix_refusal
 
     assert dense_matrix_refusal(10_000) == ""  # graph golf's largest pair here: 200 MB
     why = dense_matrix_refusal(40_000)

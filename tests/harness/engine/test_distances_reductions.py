@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.engine import distances as metrics
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
+from hopbench.harness.engine import distances as metrics
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
 
 
 def all_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:

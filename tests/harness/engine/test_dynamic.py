@@ -7,10 +7,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.engine.distances import _pair_histogram, distance_matrix
-from harness.engine.dynamic import DynamicDistances, addition_histogram_delta, addition_savings, histogram_summary
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
+from hopbench.harness.engine.distances import _pair_histogram, distance_matrix
+from hopbench.harness.engine.dynamic import DynamicDistances, addition_histogram_delta, addition_savings, histogram_summary
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
 
 
 def assert_exact(dd: DynamicDistances) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.engine.distances import bfs_distances
-from harness.engine.equality_bfs import bfs_from_router_0, distances, queue_distances, scratch_buffers
+from hopbench.harness.engine.distances import bfs_distances
+from hopbench.harness.engine.equality_bfs import bfs_from_router_0, distances, queue_distances, scratch_buffers
 from tests.harness.equality_networks import random_network
 
 

@@ -1,9 +1,9 @@
 """The six public Graph Golf graphs: diameter exact, ASPL to 1e-9, lower bounds as listed."""
 import pytest
 
-from harness.engine.distances import summary
-from harness.graphs.bounds import lower_bounds
-from harness.graphs.topologies import read_edge_file
+from hopbench.harness.engine.distances import summary
+from hopbench.harness.graphs.bounds import lower_bounds
+from hopbench.harness.graphs.topologies import read_edge_file
 from tests.conftest import GRAPHGOLF
 
 # file, n, max degree, diameter, sum of distances (unordered pairs), LB diameter, LB ASPL

@@ -7,11 +7,11 @@ import sys
 import numpy as np
 import pytest
 
-from harness.engine import distances
-from harness.engine.small import DistanceSummary, small_summary
-from harness.engine.summary import SMALL_N, summary
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
+from hopbench.harness.engine import distances
+from hopbench.harness.engine.small import DistanceSummary, small_summary
+from hopbench.harness.engine.summary import SMALL_N, summary
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
 
 
 def _padded(g: Graph) -> bool:
@@ -120,9 +120,9 @@ def test_the_dispatcher_agrees_on_both_sides_of_the_threshold(n):
 
 
 def test_the_small_path_loads_no_numba():
-    code = ("import sys; from harness.engine.summary import summary; from harness.graphs.topologies import parse_spec;"
+    code = ("import sys; from hopbench.harness.engine.summary import summary; from hopbench.harness.graphs.topologies import parse_spec;"
             "s = summary(parse_spec('torus:16x16')); assert s.diameter == 16;"
-            "print(sorted(m for m in ('numba', 'scipy', 'harness.engine.distances') if m in sys.modules))")
+            "print(sorted(m for m in ('numba', 'scipy', 'hopbench.harness.engine.distances') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -130,7 +130,7 @@ def test_the_small_path_loads_no_numba():
 @pytest.mark.parametrize("budget", [1, 64, 1000])
 def test_gathers_in_row_chunks_give_the_same_sums(monkeypatch, budget):
     """A dense irregular graph is gathered in chunks of rows (here forced small); the sums do not change."""
-    from harness.engine import small
+    from hopbench.harness.engine import small
 
     monkeypatch.setattr(small, "_GATHER_WORDS", budget)
     rng = np.random.default_rng(budget)
@@ -148,7 +148,7 @@ def test_gathers_in_row_chunks_give_the_same_sums(monkeypatch, budget):
 
 def test_both_bit_counts_agree():
     """numpy < 2.0 (which pyproject allows) has no bitwise_count: the byte-table fallback counts the same."""
-    from harness.engine import small
+    from hopbench.harness.engine import small
 
     x = np.random.default_rng(0).integers(0, 2**63, size=(37, 5), dtype=np.int64).view(np.uint64)
     x[0, 0] = np.uint64(2**64 - 1)

@@ -7,10 +7,10 @@ import sys
 import numpy as np
 import pytest
 
-from harness.engine.distances import DistanceState
-from harness.engine.small_state import SmallDistanceState, distance_state
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
+from hopbench.harness.engine.distances import DistanceState
+from hopbench.harness.engine.small_state import SmallDistanceState, distance_state
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
 
 
 def random_graph(n: int, m: int, seed: int) -> Graph:
@@ -56,11 +56,11 @@ def test_both_states_agree_on_every_method_while_edges_are_added(g):
 
 
 def test_edgecut_finds_the_same_shortcuts_with_either_state(monkeypatch):
-    import solvers
-    import solvers.shortcut.edgecut as edgecut
-    from harness.problems.shortcut.problem import ShortcutProblem
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
+    from hopbench import solvers
+    import hopbench.solvers.shortcut.edgecut as edgecut
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+    from hopbench.solvers.contract.budget import Budget
+    from hopbench.solvers.contract.execution import execute
 
     cases = [(ShortcutProblem(parse_spec("torus:8x8"), 8, 12, objective=obj), t)
              for obj in ("aspl", "golf", "diameter", "ad") for t in (10, 0)]
@@ -80,8 +80,8 @@ def test_edgecut_finds_the_same_shortcuts_with_either_state(monkeypatch):
 def test_the_numba_state_is_kept_once_numba_is_loaded_and_for_large_or_heavy_work():
     # this process has loaded the numba engine (the import above): it is always the one chosen
     assert isinstance(distance_state(parse_spec("torus:4x4")), DistanceState)
-    probe = ("import sys; from harness.engine.small_state import distance_state as d; "
-             "from harness.graphs.topologies import parse_spec as p; "
+    probe = ("import sys; from hopbench.harness.engine.small_state import distance_state as d; "
+             "from hopbench.harness.graphs.topologies import parse_spec as p; "
              "print(type(d(p('torus:12x12'))).__name__, type(d(p('torus:12x12'), work=1e12)).__name__, "
              "type(d(p('ring:500'))).__name__)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)

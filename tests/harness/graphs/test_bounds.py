@@ -3,9 +3,9 @@ import math
 import networkx as nx
 import pytest
 
-from harness.engine.distances import summary
-from harness.graphs.bounds import cerf_bound, lower_bounds, moore_bound
-from harness.graphs.graph import Graph
+from hopbench.harness.engine.distances import summary
+from hopbench.harness.graphs.bounds import cerf_bound, lower_bounds, moore_bound
+from hopbench.harness.graphs.graph import Graph
 
 
 def test_petersen_graph_meets_both_bounds():

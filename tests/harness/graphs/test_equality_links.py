@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.graphs.equality import EqualityLinks
+from hopbench.harness.graphs.equality import EqualityLinks
 from tests.harness.equality_networks import random_network
 
 

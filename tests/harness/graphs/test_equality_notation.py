@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.graphs import equality as notation
-from harness.graphs.topologies import parse_spec, ring
-from harness.problems.shortcut import equality as eq
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs import equality as notation
+from hopbench.harness.graphs.topologies import parse_spec, ring
+from hopbench.harness.problems.shortcut import equality as eq
 from tests.harness.equality_networks import random_network
 
 # --------------------------------------------------------------------------- notation

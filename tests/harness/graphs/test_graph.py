@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 
 def test_edges_are_canonical_sorted_and_unique():

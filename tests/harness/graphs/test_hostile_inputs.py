@@ -14,12 +14,12 @@ import zlib
 import numpy as np
 import pytest
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.graphs import equality
-from harness.graphs.edge_list import pairs_from_json, read_edge_file
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs import equality
+from hopbench.harness.graphs.edge_list import pairs_from_json, read_edge_file
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
 
 #: what a refusal may allocate: far below any graph it refuses
 SMALL = 32 * 2**20

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.engine.summary import summary
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec
+from hopbench.harness.engine.summary import summary
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec
 
 
 @pytest.mark.parametrize("n, y", [(16, 2), (64, 4), (256, 6), (512, 8), (10, 4), (64, 31)])

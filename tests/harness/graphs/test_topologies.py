@@ -4,9 +4,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.engine import distances as metrics
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec, read_edge_file
+from hopbench.harness.engine import distances as metrics
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec, read_edge_file
 from tests.conftest import GRAPHGOLF
 
 

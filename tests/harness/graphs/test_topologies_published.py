@@ -12,12 +12,12 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.engine.summary import summary
-from harness.errors import HopbenchError
-from harness.graphs.bounds import cerf_bound, moore_bound
-from harness.graphs.topologies import dragonfly, fat_tree, parse_spec, slim_fly
-from harness.problems.registry import verify_document
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.harness.engine.summary import summary
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.bounds import cerf_bound, moore_bound
+from hopbench.harness.graphs.topologies import dragonfly, fat_tree, parse_spec, slim_fly
+from hopbench.harness.problems.registry import verify_document
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
 
 # --------------------------------------------------------------------------- fat tree (Al-Fares et al. 2008)
 

@@ -1,4 +1,4 @@
-"""Hostile and careless result documents (issue 15): every file read goes through harness.inputs, every
+"""Hostile and careless result documents (issue 15): every file read goes through hopbench.harness.inputs, every
 declared size is checked against the caps before it is built, every failure is one HopbenchError line."""
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import tracemalloc
 
 import pytest
 
-from harness.documents import read_json
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec
-from harness.problems import networks
-from harness.problems.registry import verify_document
-from harness.problems.routing import make_problem
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from harness.problems.shortcut.solution_file import problem_from_dict, solution_to_dict
+from hopbench.harness.documents import read_json
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems import networks
+from hopbench.harness.problems.registry import verify_document
+from hopbench.harness.problems.routing import make_problem
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.harness.problems.shortcut.solution_file import problem_from_dict, solution_to_dict
 
 SMALL = 32 * 2**20
 
@@ -57,7 +57,7 @@ def test_json_nested_100000_deep_is_one_line_error(tmp_path):
 
 
 def test_recursion_error_is_caught_should_the_nesting_check_miss(tmp_path, monkeypatch):
-    from harness import documents
+    from hopbench.harness import documents
 
     monkeypatch.setattr(documents.inputs, "check_nesting", lambda text, what: None)
     path = written(tmp_path, "deep.json", "[" * 100_000 + "]" * 100_000)

@@ -40,7 +40,7 @@ reference = [{ source = "made up", label = "paper", total = 114, objective = 86 
 def _hopbench(*args, cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
                HOPBENCH_KIND_MODULES=TOY, HOPBENCH_SOLVER_MODULES=TOY, HOPBENCH_INSTANCES=str(cwd))
-    return subprocess.run([sys.executable, "-m", "harness.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "hopbench.harness.cli", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=600)
 
 

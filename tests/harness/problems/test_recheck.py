@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness.graphs.topologies import parse_spec
-from harness.problems.kind import InstanceShape, ProblemKind, Verdict
-from harness.problems.recheck import problem_mismatch
-from harness.problems.registry import get_kind
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.kind import InstanceShape, ProblemKind, Verdict
+from hopbench.harness.problems.recheck import problem_mismatch
+from hopbench.harness.problems.registry import get_kind
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
 
 
 class Pick:
@@ -62,7 +62,7 @@ def test_the_default_reads_the_problem_field_and_refuses_another_problem():
 
 
 def test_the_default_without_a_problem_field_says_what_the_kind_lacks():
-    from harness.errors import HopbenchError
+    from hopbench.harness.errors import HopbenchError
 
     doc = {k: v for k, v in _doc(3, 5, 2.0).items() if k != "problem"}
     with pytest.raises(HopbenchError, match='need a "problem" field, or the kind a check_result method'):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import HopbenchError
-from harness.problems import registry
-from harness.problems.registry import all_kinds, get_kind, kind_names, kind_of_format, kind_of_objective
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems import registry
+from hopbench.harness.problems.registry import all_kinds, get_kind, kind_names, kind_of_format, kind_of_objective
 
 
 def test_the_built_in_kinds_are_known_without_importing_their_heavy_modules():

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.kind import InstanceShape, MetricColumn, ProblemKind, Verdict, close_enough
-from harness.problems.registry import register_kind
-from solvers.contract import Solver, register
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.kind import InstanceShape, MetricColumn, ProblemKind, Verdict, close_enough
+from hopbench.harness.problems.registry import register_kind
+from hopbench.solvers.contract import Solver, register
 
 FORMAT = "toy.subset/1"
 

@@ -1,6 +1,6 @@
 """A small results store made of real runs, for the board, writer, markdown, plot, site and export tests.
 
-Cells are planned by the runner and run in this process (:func:`harness.bench.cells.run_cell`,
+Cells are planned by the runner and run in this process (:func:`hopbench.harness.bench.cells.run_cell`,
 no sandbox processes) so that building the store takes about a second; rows for
 failures and timeouts are recorded the way the runner records them.
 """
@@ -65,10 +65,10 @@ def make_store(tmp_path: Path) -> tuple[str, object, Path]:
     that timed out (seed 4), like the runner records them, and one Optuna trial
     (``study`` set), which boards leave out.
     """
-    from harness.bench.cells import run_cell
-    from harness.bench.runner import plan_matrix, result_row
-    from harness.bench.store import Store
-    from harness.bench.suites import load_suite
+    from hopbench.harness.bench.cells import run_cell
+    from hopbench.harness.bench.runner import plan_matrix, result_row
+    from hopbench.harness.bench.store import Store
+    from hopbench.harness.bench.suites import load_suite
 
     path = tmp_path / "tiny.toml"
     path.write_text(SUITE_TOML)
@@ -105,10 +105,10 @@ def shared_board(tmp_path_factory) -> dict:
     root = tmp_path_factory.getbasetemp() / "tiny-board"
     done = root / "done.json"
     if not done.exists():
-        from harness.bench.store import Store
-        from harness.report.board import build_board
-        from harness.report.site import write_site
-        from harness.report.writer import write_board
+        from hopbench.harness.bench.store import Store
+        from hopbench.harness.report.board import build_board
+        from hopbench.harness.report.site import write_site
+        from hopbench.harness.report.writer import write_board
 
         root.mkdir(parents=True, exist_ok=True)
         url, suite, path = make_store(root)
@@ -119,7 +119,7 @@ def shared_board(tmp_path_factory) -> dict:
         store.close()
         done.write_text(json.dumps({"url": url, "suite_path": str(path)}))
     info = json.loads(done.read_text())
-    from harness.bench.suites import load_suite
+    from hopbench.harness.bench.suites import load_suite
 
     return {"url": info["url"], "suite": load_suite(info["suite_path"]), "suite_path": Path(info["suite_path"]),
             "out": root / "leaderboards", "db": Path(info["url"][len("sqlite:///"):])}

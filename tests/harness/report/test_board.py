@@ -1,4 +1,4 @@
-"""The board (:mod:`harness.report.board`): its numbers against pandas aggregates straight from the
+"""The board (:mod:`hopbench.harness.report.board`): its numbers against pandas aggregates straight from the
 database, gap columns from first principles, failures, references, budgets and tuning trials."""
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from harness.bench.store import Store, cell_key
-from harness.errors import HopbenchError
-from harness.graphs.bounds import lower_bounds
-from harness.report.board import board_columns, build_board, reference_columns
+from hopbench.harness.bench.store import Store, cell_key
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.bounds import lower_bounds
+from hopbench.harness.report.board import board_columns, build_board, reference_columns
 
 
 def db_runs(db) -> pd.DataFrame:
@@ -83,7 +83,7 @@ def test_gap_columns_from_first_principles(tiny, board_csv):
     assert golf["lower_bound"] == pytest.approx(lb_d + lb_a / (lb_d + 1))
     # routing: max load against ceil(gamma_perfect), published max load 11
     dor = board_csv[(board_csv.instance == "torus:4x2x2/all") & (board_csv.solver == "dor")].iloc[0]
-    from harness.problems.routing import make_problem
+    from hopbench.harness.problems.routing import make_problem
 
     problem = make_problem("4x2x2")
     assert dor["lower_bound"] == math.ceil(problem.total_min_length / problem.channel_set.sum())
@@ -130,8 +130,8 @@ def test_runs_under_different_budgets_are_different_rows(tmp_path):
 
 
 def test_a_run_better_than_the_stated_optimum_is_called_out(tiny):
-    from harness.report.board import optimum_contradictions
-    from harness.report.markdown import render_markdown
+    from hopbench.harness.report.board import optimum_contradictions
+    from hopbench.harness.report.markdown import render_markdown
 
     board = build_board(Store.open(tiny["url"]), "tiny", suite=tiny["suite"])
     rows = board.rows.copy()
@@ -154,7 +154,7 @@ def test_a_run_better_than_the_stated_optimum_is_called_out(tiny):
 
 
 def test_a_rows_decline_reasons_are_kept_whole_each_once_in_seed_order():
-    from harness.report.board import _declined_reasons
+    from hopbench.harness.report.board import _declined_reasons
 
     long = "the model would have about 3,688,352 Boolean terms " * 10
     cells = pd.DataFrame({"seed": [3, 1, 2, 4], "status": ["skipped", "skipped", "skipped", "ok"],

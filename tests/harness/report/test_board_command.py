@@ -1,4 +1,4 @@
-"""The ``hopbench board`` command (:mod:`harness.cli.board`): every suite of a store, rebuilt
+"""The ``hopbench board`` command (:mod:`hopbench.harness.cli.board`): every suite of a store, rebuilt
 from the runs without a suite file, and one-line errors for bad input."""
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_board_command_builds_every_suite_of_the_store(cli, tiny, tmp_path):
     (["--compress-over", "-1"], "--compress-over must be >= 0"),
 ])
 def test_board_command_bad_input(cli, tmp_path, args, fragment):
-    from harness.bench.store import Store
+    from hopbench.harness.bench.store import Store
 
     Store.open(f"sqlite:///{tmp_path / 'empty.db'}").close()  # an empty store: board only reads
     code, _, err = cli("board", "--storage", f"sqlite:///{tmp_path / 'empty.db'}", "-o", tmp_path / "o", *args)

@@ -102,13 +102,13 @@ EMPTY20_LB = (3, 45 / 19)
 @pytest.fixture(scope="module")
 def boards(tmp_path_factory):
     """Both suites run (random-matching and random, seeds 1-3) into one store; their boards and the site written."""
-    from harness.bench.cells import result_row, run_cell
-    from harness.bench.runner import plan_matrix
-    from harness.bench.store import Store
-    from harness.bench.suites import load_suite
-    from harness.report.board import build_board
-    from harness.report.site import write_site
-    from harness.report.writer import write_board
+    from hopbench.harness.bench.cells import result_row, run_cell
+    from hopbench.harness.bench.runner import plan_matrix
+    from hopbench.harness.bench.store import Store
+    from hopbench.harness.bench.suites import load_suite
+    from hopbench.harness.report.board import build_board
+    from hopbench.harness.report.site import write_site
+    from hopbench.harness.report.writer import write_board
 
     root = tmp_path_factory.mktemp("golf-gaps")
     url = f"sqlite:///{root / 'golf.db'}"
@@ -167,7 +167,7 @@ def difference(mean: float, point: float | None) -> float | None:
 
 
 def test_gaps_equal_the_recorded_diameter_and_aspl_minus_the_references(boards):
-    from harness.report.board import board_columns
+    from hopbench.harness.report.board import board_columns
 
     rows = csv_of(boards, "golfish")
     assert list(rows.columns) == board_columns() and set(GAPS) <= set(rows.columns)
@@ -265,7 +265,7 @@ def test_a_board_without_golf_or_those_references_grows_no_gap_column(boards):
 
 def test_the_size_plot_marks_the_best_known_not_the_bound(boards):
     # objective vs N: the black crosses are published results; a "lower bound" row is none
-    from harness.report.plots import objective_vs_n_figure
+    from hopbench.harness.report.plots import objective_vs_n_figure
 
     board = boards["boards"]["golfish"]
     fig = objective_vs_n_figure(board)

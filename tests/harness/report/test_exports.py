@@ -10,13 +10,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.engine.distances import distance_matrix
-from harness.errors import HopbenchError
-from harness.graphs.edge_list import edge_list_text
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from harness.problems.shortcut.solution_file import solution_to_dict
-from harness.report.exports import (
+from hopbench.harness.engine.distances import distance_matrix
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.edge_list import edge_list_text
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.harness.problems.shortcut.solution_file import solution_to_dict
+from hopbench.harness.report.exports import (
     anynet_text,
     endpoints_per_router,
     export_text,
@@ -36,10 +36,10 @@ def solution_doc():
 @pytest.fixture(scope="module")
 def routes_doc():
     """A DOR routing table of the Desmos subset desmos8 on the 4x2x2x2 torus."""
-    import solvers
-    from harness.problems.routing import make_problem
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
+    from hopbench import solvers
+    from hopbench.harness.problems.routing import make_problem
+    from hopbench.solvers.contract.budget import Budget
+    from hopbench.solvers.contract.execution import execute
 
     problem = make_problem("4x2x2x2", subset="desmos8")
     outcome = execute(solvers.create("dor"), problem, seed=1, budget=Budget(time_s=10))
@@ -110,7 +110,7 @@ def test_anynet_of_a_routing_table_puts_endpoints_on_routed_nodes(routes_doc):
     network = load_network(routes_doc)
     adjacency, endpoint_of = parse_anynet(export_text(network, "anynet"))
     assert sorted(set(endpoint_of.values())) == routes_doc["nodes"]
-    from harness.problems.routing import torus
+    from hopbench.harness.problems.routing import torus
 
     net = torus("4x2x2x2")
     assert sorted(adjacency) == list(range(net.num_nodes))
@@ -228,10 +228,10 @@ def test_endpoints_per_router(solution_doc, routes_doc):
 
 
 def test_torus_graph_uses_the_routing_node_ids():
-    import solvers
-    from harness.problems.routing import make_problem
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
+    from hopbench import solvers
+    from hopbench.harness.problems.routing import make_problem
+    from hopbench.solvers.contract.budget import Budget
+    from hopbench.solvers.contract.execution import execute
 
     table = execute(solvers.create("dor"), make_problem("4x3"), seed=1, budget=Budget(time_s=10)).solution
     network = load_network(table.to_dict())
@@ -245,8 +245,8 @@ def test_torus_graph_uses_the_routing_node_ids():
 
 def test_every_kind_gives_the_network_of_its_documents(solution_doc, routes_doc):
     """Solutions and routing tables go through their kinds' graph_of: the loader names no kind."""
-    from harness.problems import networks
-    from harness.problems.registry import get_kind
+    from hopbench.harness.problems import networks
+    from hopbench.harness.problems.registry import get_kind
 
     sol = networks.from_document(solution_doc)
     assert sol.graph == get_kind("shortcut").graph_of(solution_doc).graph
@@ -258,7 +258,7 @@ def test_every_kind_gives_the_network_of_its_documents(solution_doc, routes_doc)
 
 
 def test_the_loader_tries_each_accepted_form(solution_doc, tmp_path):
-    from harness.problems import networks
+    from hopbench.harness.problems import networks
 
     sol = tmp_path / "s.json"
     sol.write_text(json.dumps(solution_doc))
@@ -312,8 +312,8 @@ def test_export_command_bad_input(cli, solution_doc, tmp_path, args, fragment):
 
 
 def test_the_command_offers_every_export_format():
-    # harness.cli.export repeats the tuple so that 'hopbench --help' need not import numpy
-    from harness.cli.export import FORMATS as offered
-    from harness.report.exports import FORMATS
+    # hopbench.harness.cli.export repeats the tuple so that 'hopbench --help' need not import numpy
+    from hopbench.harness.cli.export import FORMATS as offered
+    from hopbench.harness.report.exports import FORMATS
 
     assert offered == FORMATS

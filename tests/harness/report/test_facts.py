@@ -1,8 +1,8 @@
-"""Instance facts (:mod:`harness.report.facts`): objectives derived from published values, and the
+"""Instance facts (:mod:`hopbench.harness.report.facts`): objectives derived from published values, and the
 like-with-like published comparison."""
 from __future__ import annotations
 
-from harness.report.facts import published_comparison, reference_values
+from hopbench.harness.report.facts import published_comparison, reference_values
 
 
 def test_reference_values_derive_the_objective():

@@ -1,4 +1,4 @@
-"""Table cells shared by the markdown board and the site (:mod:`harness.report.formatting`)."""
+"""Table cells shared by the markdown board and the site (:mod:`hopbench.harness.report.formatting`)."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from harness.report.formatting import (
+from hopbench.harness.report.formatting import (
     fmt_failed,
     fmt_gap,
     fmt_num,
@@ -59,19 +59,19 @@ def test_interleave_places_references_after_their_solver():
 
 
 def test_groups_sort_by_the_numbers_in_their_names():
-    from harness.report.formatting import natural_key
+    from hopbench.harness.report.formatting import natural_key
 
     groups = ["ring, cap 11", "ring, cap 3", "torus, cap 4", "ring, cap 12", "ring, cap 4", "mesh, cap 10"]
     assert sorted(groups, key=natural_key) == ["mesh, cap 10", "ring, cap 3", "ring, cap 4", "ring, cap 11",
                                                "ring, cap 12", "torus, cap 4"]
     records = [{"group": g, "objective_name": "aspl"} for g in groups]
-    from harness.report.formatting import metric_columns_by_group
+    from hopbench.harness.report.formatting import metric_columns_by_group
 
     assert list(metric_columns_by_group(records, lambda r: "shortcut")) == sorted(groups, key=natural_key)
 
 
 def test_columns_blank_in_every_row_are_dropped():
-    from harness.report.formatting import drop_empty_columns
+    from hopbench.harness.report.formatting import drop_empty_columns
 
     heads = ["Instance", "Gap opt.", "Mean", "Failed"]
     rows = [["a", "", "1.5", ""], ["", "", "2", "1 error"]]
@@ -81,7 +81,7 @@ def test_columns_blank_in_every_row_are_dropped():
 
 
 def test_a_ci_from_two_seeds_is_marked():
-    from harness.report.formatting import few_seeds_note
+    from hopbench.harness.report.formatting import few_seeds_note
 
     assert few_seeds_note({"runs": 2, "ci95": 0.4}) == "(2 seeds)"
     assert few_seeds_note({"runs": 3, "ci95": 0.1}) == ""
@@ -89,7 +89,7 @@ def test_a_ci_from_two_seeds_is_marked():
 
 
 def test_params_show_the_budget():
-    from harness.report.formatting import params_with_budget
+    from hopbench.harness.report.formatting import params_with_budget
 
     # issue 35: equality-ga's 600 s row said only "default", like the 60 s rows beside it
     assert params_with_budget({"params": "default", "budget": "600s"}) == "default @600s"
@@ -100,8 +100,8 @@ def test_params_show_the_budget():
 
 
 def test_a_board_legend_explains_only_the_columns_it_shows():
-    from harness.problems.registry import get_kind
-    from harness.report.formatting import column_legend
+    from hopbench.harness.problems.registry import get_kind
+    from hopbench.harness.report.formatting import column_legend
 
     traffic = get_kind("traffic")  # a maximised objective: no lower bound, so no Gap LB column
     heads = ["Instance", "N", "Solver", "Params", "Runs", "Mean", "± 95% CI", "Best",
@@ -121,7 +121,7 @@ def test_a_board_legend_explains_only_the_columns_it_shows():
 
 
 def test_decline_reasons_are_read_back_whole():
-    from harness.report.formatting import declined_note, declined_reasons
+    from hopbench.harness.report.formatting import declined_note, declined_reasons
 
     long = "x" * 500 + " the end"
     rec = {"solver": "milp", "params": "default", "budget": "60s", "instance": "ring:64/cap10/b16/aspl",

@@ -1,9 +1,9 @@
-"""Row labels (:mod:`harness.report.labels`): parameter-set labels, budgets, plot names."""
+"""Row labels (:mod:`hopbench.harness.report.labels`): parameter-set labels, budgets, plot names."""
 from __future__ import annotations
 
 import pandas as pd
 
-from harness.report.labels import budget_label, display_label, param_labels, short_floats, with_budgets
+from hopbench.harness.report.labels import budget_label, display_label, param_labels, short_floats, with_budgets
 
 
 def test_param_labels_are_unique_per_solver():
@@ -56,7 +56,7 @@ def test_labels_show_floats_with_at_most_four_significant_digits():
 
 
 def test_params_tag_is_short_and_the_cell_key_keeps_every_digit():
-    from harness.bench.store import cell_key, params_tag
+    from hopbench.harness.bench.store import cell_key, params_tag
 
     params = {"t0": 0.0030000000000000001, "t1": 1.2345678e-05, "k": 3, "init": "random"}
     assert params_tag(params) == "init=random,k=3,t0=0.003,t1=1.235e-05"

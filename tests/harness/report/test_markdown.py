@@ -1,4 +1,4 @@
-"""The markdown board (:mod:`harness.report.markdown`): rows, published references beside their
+"""The markdown board (:mod:`hopbench.harness.report.markdown`): rows, published references beside their
 solver's row, notes, solution links and plots."""
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_every_board_row_is_a_markdown_row(tiny, board_csv):
 
 
 def test_a_row_whose_cells_were_all_declined_is_shown(tiny, tmp_path):
-    from harness.report.markdown import render_markdown
+    from hopbench.harness.report.markdown import render_markdown
 
     board = board_with_declined_cells(tiny, tmp_path)
     declined = board.rows[board.rows["solver"] == "equality-ga"]
@@ -43,7 +43,7 @@ def test_a_row_whose_cells_were_all_declined_is_shown(tiny, tmp_path):
 
 
 def test_the_reason_a_solver_declined_is_a_note_under_its_table(tiny, tmp_path):
-    from harness.report.markdown import _md, render_markdown
+    from hopbench.harness.report.markdown import _md, render_markdown
 
     board = board_with_declined_cells(tiny, tmp_path)
     reasons = board.runs.loc[board.runs["solver"] == "equality-ga", "error"]
@@ -65,7 +65,7 @@ def test_the_legend_describes_the_columns_the_tables_show(tiny, board_csv):
     meaning to explain is explained (the traffic board once described a Gap LB column it did not have)."""
     import re
 
-    from harness.report.formatting import COLUMN_SENTENCES
+    from hopbench.harness.report.formatting import COLUMN_SENTENCES
 
     md = (tiny["out"] / "tiny" / "board.md").read_text()
     legend = next(ln for ln in md.splitlines() if ln.startswith("**Columns.**"))
@@ -84,10 +84,10 @@ def board_with_declined_cells(tiny, tmp_path):
     (ring:16 is no Equality problem), run and recorded like the runner does."""
     import shutil
 
-    from harness.bench.cells import result_row, run_cell
-    from harness.bench.runner import plan_matrix
-    from harness.bench.store import Store
-    from harness.report.board import build_board
+    from hopbench.harness.bench.cells import result_row, run_cell
+    from hopbench.harness.bench.runner import plan_matrix
+    from hopbench.harness.bench.store import Store
+    from hopbench.harness.report.board import build_board
 
     db = tmp_path / "declined.db"
     shutil.copy(tiny["db"], db)

@@ -1,4 +1,4 @@
-"""The Pareto view (:mod:`harness.report.pareto`, ``hopbench pareto``): dominance, fronts, measures recomputed
+"""The Pareto view (:mod:`hopbench.harness.report.pareto`, ``hopbench pareto``): dominance, fronts, measures recomputed
 from the stored solutions, and the command's outputs and refusals."""
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ import re
 import pandas as pd
 import pytest
 
-from harness.bench.store import Store, cell_key
-from harness.errors import HopbenchError
-from harness.report.pareto import dominates, front_mask, pareto_points, write_pareto
+from hopbench.harness.bench.store import Store, cell_key
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.report.pareto import dominates, front_mask, pareto_points, write_pareto
 
 SUITE = "pareto-test"
 
 
 def record(store: Store, base: str, cap: int, budget: int, solver: str, seed: int, shortcuts: list) -> None:
-    from harness.problems.shortcut.problem import ShortcutProblem, Solution
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
 
     problem = ShortcutProblem(base, cap, budget)
     doc = Solution(problem, shortcuts).to_dict()
@@ -36,9 +36,9 @@ def test_dominance_and_fronts():
 
 
 def test_points_are_measured_from_the_solutions(tmp_path):
-    from harness.analysis.physical_cost import koibuchi_cable_length
-    from harness.engine.channel_load import max_channel_load
-    from harness.graphs.topologies import parse_spec
+    from hopbench.harness.analysis.physical_cost import koibuchi_cable_length
+    from hopbench.harness.engine.channel_load import max_channel_load
+    from hopbench.harness.graphs.topologies import parse_spec
 
     store = Store.open(f"sqlite:///{tmp_path / 'p.db'}")
     record(store, "ring:16", 4, 4, "a", 1, [(0, 8), (4, 12), (2, 10), (6, 14)])
@@ -70,7 +70,7 @@ def test_a_forged_solution_is_refused_and_no_runs_is_one_line(tmp_path):
     with store.engine.begin() as conn:  # forge: two shortcuts on a budget of one
         from sqlalchemy import update
 
-        from harness.bench.store import runs
+        from hopbench.harness.bench.store import runs
         doc = {"shortcuts": [[0, 8], [4, 12]]}
         conn.execute(update(runs).values(solution=json.dumps(doc)))
     with pytest.raises(Exception, match="budget"):
@@ -78,7 +78,7 @@ def test_a_forged_solution_is_refused_and_no_runs_is_one_line(tmp_path):
 
 
 def test_the_command_writes_its_outputs_and_never_over_the_store(tmp_path, capsys):
-    from harness.cli import main
+    from hopbench.harness.cli import main
 
     db = tmp_path / "p.db"
     store = Store.open(f"sqlite:///{db}")

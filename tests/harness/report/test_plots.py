@@ -6,10 +6,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from harness.bench.store import Store
-from harness.report.board import build_board
-from harness.report.labels import display_label
-from harness.report.plots import anytime_figure, log_ticks, make_plots, objective_vs_n_figure, winrate_figure
+from hopbench.harness.bench.store import Store
+from hopbench.harness.report.board import build_board
+from hopbench.harness.report.labels import display_label
+from hopbench.harness.report.plots import anytime_figure, log_ticks, make_plots, objective_vs_n_figure, winrate_figure
 
 
 @pytest.fixture(scope="module")

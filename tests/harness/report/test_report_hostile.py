@@ -13,13 +13,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.bench.store import Store
-from harness.errors import HopbenchError
-from harness.report.board import build_board
-from harness.report.formatting import FORMULA_STARTS, csv_safe, csv_unsafe
-from harness.report.markdown import render_markdown
-from harness.report.site import write_site
-from harness.report.writer import write_board
+from hopbench.harness.bench.store import Store
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.report.board import build_board
+from hopbench.harness.report.formatting import FORMULA_STARTS, csv_safe, csv_unsafe
+from hopbench.harness.report.markdown import render_markdown
+from hopbench.harness.report.site import write_site
+from hopbench.harness.report.writer import write_board
 
 INSTANCE = "<svg onload=alert(1)>|inst\nance"
 SOLVER = '=HYPERLINK("http://evil.example","click")'

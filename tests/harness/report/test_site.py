@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 import pandas as pd
 import pytest
 
-from harness.report.site import write_site
+from hopbench.harness.report.site import write_site
 from tests.harness.report.test_markdown import board_with_declined_cells
 
 
@@ -103,8 +103,8 @@ def test_suite_page_holds_the_board_rows(tiny):
 
 
 def test_a_row_whose_cells_were_all_declined_is_shown(tiny, tmp_path):
-    from harness.bench.store import Store
-    from harness.report.writer import write_board
+    from hopbench.harness.bench.store import Store
+    from hopbench.harness.report.writer import write_board
 
     board = board_with_declined_cells(tiny, tmp_path)
     store = Store.open(tiny["url"])
@@ -243,8 +243,8 @@ def test_pages_fit_the_window_at_1400_and_800_pixels(tiny, browser, tmp_path, wi
 
 
 def test_board_tables_group_numerically_drop_blank_columns_and_mark_two_seed_intervals(tiny):
-    from harness.report.formatting import natural_key
-    from harness.report.site import _read_board, suite_page
+    from hopbench.harness.report.formatting import natural_key
+    from hopbench.harness.report.site import _read_board, suite_page
 
     meta, rows, refs = _read_board(tiny["out"] / "tiny")
     # every row shows its budget after its parameters (the suite's 5 s limit and 200 evaluations)

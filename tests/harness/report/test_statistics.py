@@ -1,4 +1,4 @@
-"""The statistics helpers (:mod:`harness.report.statistics`): confidence intervals, ranks, gaps,
+"""The statistics helpers (:mod:`hopbench.harness.report.statistics`): confidence intervals, ranks, gaps,
 quantiles with "no value yet", anytime quartiles and win rates."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from harness.report.statistics import (
+from hopbench.harness.report.statistics import (
     anytime_quantiles,
     ci95_halfwidth,
     quantiles_with_inf,

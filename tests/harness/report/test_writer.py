@@ -1,4 +1,4 @@
-"""Writing a board (:mod:`harness.report.writer`): linked solution files that verify, stale and
+"""Writing a board (:mod:`hopbench.harness.report.writer`): linked solution files that verify, stale and
 compressed solutions, ``board.json``, and relative links."""
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import shutil
 import pandas as pd
 import pytest
 
-from harness.bench.store import Store
-from harness.documents import read_json
-from harness.problems.registry import verify_document
-from harness.report.board import build_board
-from harness.report.writer import slug, solution_filename, write_board
+from hopbench.harness.bench.store import Store
+from hopbench.harness.documents import read_json
+from hopbench.harness.problems.registry import verify_document
+from hopbench.harness.report.board import build_board
+from hopbench.harness.report.writer import slug, solution_filename, write_board
 
 
 def test_every_row_links_a_solution_that_verifies_and_matches_its_best(tiny, board_csv):

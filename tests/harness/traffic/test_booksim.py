@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.traffic import booksim as bs
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.traffic import booksim as bs
 
 
 def ring(n: int) -> Graph:
@@ -109,7 +109,7 @@ def test_anynet_config_and_network_text():
 
 
 def test_anynet_text_is_what_hopbench_export_writes():
-    from harness.report.exports import anynet_text as export_anynet
+    from hopbench.harness.report.exports import anynet_text as export_anynet
     g = Graph(6, [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (0, 5)])
     endpoints = np.array([1, 0, 2, 1, 3, 1])
     assert bs.anynet_text(g, endpoints) == export_anynet(g, endpoints)

@@ -8,13 +8,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.engine.summary import summary
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
-from harness.traffic import bounds
-from harness.traffic.bounds import channel_load_bound, channel_loads, demand_for, lp_size, max_concurrent_flow
-from harness.traffic.routing import SimRouting
+from hopbench.harness.engine.summary import summary
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.traffic import bounds
+from hopbench.harness.traffic.bounds import channel_load_bound, channel_loads, demand_for, lp_size, max_concurrent_flow
+from hopbench.harness.traffic.routing import SimRouting
 
 
 # --------------------------------------------------------------------------- helpers
@@ -147,8 +147,8 @@ def test_no_traffic_over_links_is_unbounded():
 
 def test_the_highs_banner_does_not_reach_stdout():
     code = ("import numpy as np\n"
-            "from harness.graphs.topologies import parse_spec\n"
-            "from harness.traffic.bounds import max_concurrent_flow\n"
+            "from hopbench.harness.graphs.topologies import parse_spec\n"
+            "from hopbench.harness.traffic.bounds import max_concurrent_flow\n"
             "g = parse_spec('ring:5')\n"
             "r = max_concurrent_flow(g, np.ones((5, 5)) - np.eye(5), backend='highs')\n"
             "assert r.status == 'optimal'\n")
@@ -277,7 +277,7 @@ def test_channel_load_bound_never_exceeds_the_lp_bound(name, pattern):
 
 
 def test_routings_from_the_routing_module_stay_below_the_lp_bound():
-    from harness.traffic import routing as rt
+    from hopbench.harness.traffic import routing as rt
 
     g = parse_spec("torus:4x4")
     d = demand_for("all-to-all", g)

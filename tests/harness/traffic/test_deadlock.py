@@ -7,11 +7,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
-from harness.traffic.deadlock import check, require_deadlock_free
-from harness.traffic.routing import SimRouting, build_routing
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.traffic.deadlock import check, require_deadlock_free
+from hopbench.harness.traffic.routing import SimRouting, build_routing
 
 
 def ring_with_shortcuts(n: int, extra: int, seed: int) -> Graph:

@@ -11,11 +11,11 @@ import json
 
 import pytest
 
-from harness.bench.suites import load_suite
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.registry import get_kind, is_maximised, kind_of_format, kind_of_objective
-from harness.traffic.measure import RunOutOfTime, measure
-from harness.traffic.problem import TRAFFIC_FORMAT, TrafficProblem, replay_bisection, result_from_dict
+from hopbench.harness.bench.suites import load_suite
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.registry import get_kind, is_maximised, kind_of_format, kind_of_objective
+from hopbench.harness.traffic.measure import RunOutOfTime, measure
+from hopbench.harness.traffic.problem import TRAFFIC_FORMAT, TrafficProblem, replay_bisection, result_from_dict
 
 QUICK = {"warmup_periods": 1, "sample_period": 100, "max_samples": 5}
 
@@ -161,7 +161,7 @@ def test_faults_and_random_permutations_are_drawn_from_the_instance_not_the_run(
 
 
 def test_a_network_file_is_named_relative_to_its_suite_and_its_id_keeps_the_name(tmp_path):
-    from harness.traffic.problem import problem_from_fields
+    from hopbench.harness.traffic.problem import problem_from_fields
 
     ring = tmp_path / "nets" / "ring8.edges"
     ring.parent.mkdir()
@@ -182,8 +182,8 @@ def test_a_network_file_is_named_relative_to_its_suite_and_its_id_keeps_the_name
 def test_a_shipped_suites_network_is_found_from_any_folder(tmp_path, monkeypatch):
     """A result of angara2021-traffic names its routing table as the suite wrote it (relative to the project
     root); verify, run from another folder or from a wheel install, still finds the shipped file."""
-    from harness import _paths
-    from harness.traffic.problem import TrafficProblem
+    from hopbench.harness import _paths
+    from hopbench.harness.traffic.problem import TrafficProblem
 
     name = next(i.fields["network"] for i in load_suite("angara2021-traffic").instances)
     monkeypatch.chdir(tmp_path)  # no leaderboards/ here

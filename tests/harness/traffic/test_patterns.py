@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.traffic.patterns import (KIND_FIXED, KIND_SHARED, KIND_UNIFORM, PATTERNS, Hosts, draw_destination,
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.traffic.patterns import (KIND_FIXED, KIND_SHARED, KIND_UNIFORM, PATTERNS, Hosts, draw_destination,
                                       make_pattern)
 
 PERMUTATIONS = ("randperm", "bitrev", "bitcomp", "transpose", "shuffle", "tornado", "neighbor")

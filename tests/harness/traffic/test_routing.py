@@ -8,11 +8,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
-from harness.traffic import routing as R
-from harness.traffic.routing import SimRouting, build_routing, check_connected
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.traffic import routing as R
+from hopbench.harness.traffic.routing import SimRouting, build_routing, check_connected
 
 
 def ring_with_shortcuts(n: int, extra: int, seed: int) -> Graph:
@@ -399,10 +399,10 @@ def test_tables_are_read_only_and_typed():
 
 
 def angara_table(spec, solver="angara-sssp", **problem):
-    import solvers
-    from harness.problems.routing import make_problem
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
+    from hopbench import solvers
+    from hopbench.harness.problems.routing import make_problem
+    from hopbench.solvers.contract.budget import Budget
+    from hopbench.solvers.contract.execution import execute
 
     return execute(solvers.create(solver), make_problem(spec, **problem), seed=0, budget=Budget(time_s=60)).solution
 

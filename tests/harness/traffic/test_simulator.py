@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec
-from harness.traffic.patterns import Hosts, make_pattern
-from harness.traffic.routing import build_routing
-from harness.traffic.simulator import (Network, RouterConfig, router_config, saturation_throughput,
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.traffic.patterns import Hosts, make_pattern
+from hopbench.harness.traffic.routing import build_routing
+from hopbench.harness.traffic.simulator import (Network, RouterConfig, router_config, saturation_throughput,
                                        simulate_load)
 
 SHORT = dict(warmup_periods=1, sample_period=500, max_samples=6)

@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
-from harness.traffic.bounds import max_concurrent_flow
-from harness.traffic.patterns import Hosts, make_pattern
-from harness.traffic.routing import build_routing
-from harness.traffic.simulator import Network, router_config, saturation_throughput, simulate_load, soak
-from harness.traffic.study import ejection_bound
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.traffic.bounds import max_concurrent_flow
+from hopbench.harness.traffic.patterns import Hosts, make_pattern
+from hopbench.harness.traffic.routing import build_routing
+from hopbench.harness.traffic.simulator import Network, router_config, saturation_throughput, simulate_load, soak
+from hopbench.harness.traffic.study import ejection_bound
 
 SHORT = dict(warmup_periods=1, sample_period=400, max_samples=5)
 
@@ -43,7 +43,7 @@ def test_adaptive_updown_keeps_moving_past_saturation(graph):
     if graph == "ring32+32":
         g = ring_with_shortcuts(32, 32, 1)
     elif graph.startswith("N"):
-        from harness.problems.networks import from_notation
+        from hopbench.harness.problems.networks import from_notation
 
         g = from_notation(graph).graph
     else:

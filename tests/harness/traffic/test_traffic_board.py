@@ -34,11 +34,11 @@ zero_load_packets = 500
 @pytest.fixture(scope="module")
 def board(tmp_path_factory):
     """The suite run in this process by two settings (a fine and a coarse bisection), and its board."""
-    from harness.bench.cells import run_cell
-    from harness.bench.runner import plan_matrix, result_row
-    from harness.bench.store import Store
-    from harness.bench.suites import load_suite
-    from harness.report.board import build_board
+    from hopbench.harness.bench.cells import run_cell
+    from hopbench.harness.bench.runner import plan_matrix, result_row
+    from hopbench.harness.bench.store import Store
+    from hopbench.harness.bench.suites import load_suite
+    from hopbench.harness.report.board import build_board
 
     root = tmp_path_factory.mktemp("traffic-board")
     path = root / "traffic-tiny.toml"
@@ -99,7 +99,7 @@ def test_a_metric_not_measured_is_blank_not_infinite(board):
 
 
 def test_every_recorded_run_verifies_by_simulating_it_again(board):
-    from harness.problems.registry import verify_document
+    from hopbench.harness.problems.registry import verify_document
 
     _, store = board
     df = store.dataframe(suite="traffic-tiny", with_solutions=True)
@@ -110,7 +110,7 @@ def test_every_recorded_run_verifies_by_simulating_it_again(board):
 
 
 def test_the_written_board_has_no_anytime_plot_for_a_measurement(board, tmp_path):
-    from harness.report.writer import write_board
+    from hopbench.harness.report.writer import write_board
 
     b, store = board
     write_board(b, store, tmp_path)

@@ -6,14 +6,14 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
-from harness.problems.networks import load_network
-from harness.traffic import deadlock
-from harness.traffic.patterns import Hosts, make_pattern
-from harness.traffic.routing import build_routing
-from harness.traffic.simulator import Network, _State, router_config, simulate_load, with_config
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.networks import load_network
+from hopbench.harness.traffic import deadlock
+from hopbench.harness.traffic.patterns import Hosts, make_pattern
+from hopbench.harness.traffic.routing import build_routing
+from hopbench.harness.traffic.simulator import Network, _State, router_config, simulate_load, with_config
 
 SHORT = dict(warmup_periods=1, sample_period=400, max_samples=5)
 EQ14 = "equality:N14K6[-1,1,3,9](4)"
@@ -90,7 +90,7 @@ def test_one_vc_per_hop_passes_the_dependency_check_and_fewer_vcs_are_refused(gr
 
 
 def test_a_simulation_with_too_few_vcs_is_refused_in_one_line():
-    from harness.traffic.study import simulate
+    from hopbench.harness.traffic.study import simulate
 
     with pytest.raises(HopbenchError) as err:
         simulate(EQ14, routing="ugal", loads=[0.1], num_vcs=2)
@@ -103,7 +103,7 @@ def test_every_packet_arrives_after_a_run_past_saturation(graph, vcs, hosts, pat
     g = _random_regular(12, 3, 5) if graph == "rr" else _graph(graph)
     net = _net(g, vcs, pattern, hosts, vc_buf_size=2, packet_size=2, deadlock_cycles=300)
     st = _State(net, 3)
-    from harness.traffic import _router_kernel as k
+    from hopbench.harness.traffic import _router_kernel as k
 
     assert st.run(4000, 1.0, False) == k.RUNNING  # overloaded: the queues fill, UGAL misroutes
     st.run(20000, 1e-12, False)                  # then no new packets: everything must drain
@@ -139,7 +139,7 @@ def test_misroutes_follow_the_queues():
 def test_suite_loads_with_its_networks_and_routings():
     from pathlib import Path
 
-    from harness.bench.suites import load_suite
+    from hopbench.harness.bench.suites import load_suite
 
     suite = load_suite(Path(__file__).resolve().parents[3] / "instances" / "equality2022-traffic.toml")
     fields = [inst.fields for inst in suite.instances]

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-import solvers
-from solvers.contract import hard_limit, overrun_allowance
-from solvers.contract import warmup
+from hopbench import solvers
+from hopbench.solvers.contract import hard_limit, overrun_allowance
+from hopbench.solvers.contract import warmup
 
 
 @pytest.mark.parametrize("limit, allowed", [(1.0, 0.5), (2.0, 0.5), (10.0, 0.5), (20.0, 1.0), (120.0, 6.0)])
@@ -30,7 +30,7 @@ def test_a_solver_is_warmed_up_once_per_parameter_set_on_its_kinds_warm_up_probl
     monkeypatch.setattr(warmup, "execute", lambda solver, problem, **kw: calls.append((solver.name, problem)))
     warmup.warm_up_solver("dor")
     warmup.warm_up_solver("dor")
-    from harness.problems.registry import get_kind
+    from hopbench.harness.problems.registry import get_kind
 
     assert len(calls) == len(get_kind("routing").warm_up_problems())
     warmup.warm_up_solver("dor", {"tie": "negative"})
@@ -50,7 +50,7 @@ def test_a_failing_warm_up_is_left_for_the_real_run_to_report(monkeypatch):
 def test_a_broken_plugin_entry_point_is_left_out_with_one_line_naming_it(monkeypatch):
     import importlib.metadata as md
 
-    from solvers.contract import registry
+    from hopbench.solvers.contract import registry
 
     solvers.names()
     monkeypatch.setattr(registry, "_FAILURES", {})
@@ -63,7 +63,7 @@ def test_a_broken_plugin_entry_point_is_left_out_with_one_line_naming_it(monkeyp
 
 
 def test_the_solver_warm_up_hook_runs_once_and_its_failure_is_strict_only(monkeypatch):
-    from solvers.routing.dor import DOR
+    from hopbench.solvers.routing.dor import DOR
 
     monkeypatch.setattr(warmup, "_warmed", set())
     monkeypatch.setattr(warmup, "_failed", {})

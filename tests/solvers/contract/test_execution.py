@@ -5,10 +5,10 @@ import gc
 
 import numpy as np
 
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
 
 
 class _Probe:
@@ -64,11 +64,11 @@ def test_no_run_collects_garbage_and_a_nested_run_keeps_the_outer_freeze(monkeyp
 def test_a_stop_event_ends_the_budget_at_the_next_poll():
     import threading
 
-    from harness.graphs.topologies import parse_spec
-    from harness.problems.shortcut.problem import ShortcutProblem
-    from solvers.contract.budget import Budget
-    from solvers.contract.execution import execute
-    from solvers.contract.registry import create
+    from hopbench.harness.graphs.topologies import parse_spec
+    from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+    from hopbench.solvers.contract.budget import Budget
+    from hopbench.solvers.contract.execution import execute
+    from hopbench.solvers.contract.registry import create
 
     problem = ShortcutProblem(parse_spec("ring:16"), 4, 4)
     stop = threading.Event()

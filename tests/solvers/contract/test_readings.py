@@ -1,8 +1,8 @@
 """Readings: named parameter sets that reproduce a paper's version of a method, named on boards."""
 from __future__ import annotations
 
-import solvers
-from harness.bench.runner import _param_sets
+from hopbench import solvers
+from hopbench.harness.bench.runner import _param_sets
 
 
 def test_a_configuration_is_a_reading_only_with_exactly_its_values():

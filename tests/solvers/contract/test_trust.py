@@ -1,9 +1,9 @@
 """Trust: only the solvers shipped with hopbench are trusted to keep their budgets, however a solver is found.
 
-Shipped means named in ``solvers.contract.registry.SHIPPED`` and being the very class its
+Shipped means named in ``hopbench.solvers.contract.registry.SHIPPED`` and being the very class its
 module defines; a solver whose module merely lives in (or claims to live in)
-``solvers.shortcut`` is a plug-in.  The limits that apply to plug-ins are stated in
-``solvers.contract.limits``; the strict warm-up in ``solvers.contract.warmup``.
+``hopbench.solvers.shortcut`` is a plug-in.  The limits that apply to plug-ins are stated in
+``hopbench.solvers.contract.limits``; the strict warm-up in ``hopbench.solvers.contract.warmup``.
 """
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import solvers
-from harness.errors import HopbenchError
-from harness.problems.shortcut.problem import Solution
-from solvers.contract import Solver, registry, warmup
-from solvers.contract.limits import (
+from hopbench import solvers
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.shortcut.problem import Solution
+from hopbench.solvers.contract import Solver, registry, warmup
+from hopbench.solvers.contract.limits import (
     BUILTIN_WARMUP_LIMIT,
     DEFAULT_PLUGIN_WARMUP_LIMIT,
     PLUGIN_WARMUP_LIMIT_ENV,
@@ -86,23 +86,23 @@ def test_builtin_lists_exactly_the_solvers_the_tracked_modules_register():
 
 def test_looking_up_a_shipped_solver_imports_only_its_module():
     # a fresh process: this one has imported every solver already
-    code = ("import json, sys, solvers; solvers.create('edgecut-full'); "
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('solvers.', 'harness.problems.routing', "
+    code = ("import json, sys; from hopbench import solvers; solvers.create('edgecut-full'); "
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('hopbench.solvers.', 'hopbench.harness.problems.routing', "
             "'scipy.sparse')))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     loaded = json.loads(out.stdout)
-    assert "solvers.shortcut.edgecut" in loaded
-    assert not [m for m in loaded if m.startswith(("solvers.routing", "solvers.traffic", "harness.problems.routing",
-                                                   "scipy.sparse", "solvers.shortcut.annealing"))], loaded
+    assert "hopbench.solvers.shortcut.edgecut" in loaded
+    assert not [m for m in loaded if m.startswith(("hopbench.solvers.routing", "hopbench.solvers.traffic", "hopbench.harness.problems.routing",
+                                                   "scipy.sparse", "hopbench.solvers.shortcut.annealing"))], loaded
 
 
 def test_a_plugin_cannot_take_the_name_of_a_shipped_solver_not_imported_yet(scratch_registry):
-    scratch_registry.pop("milp", None)  # as if solvers.shortcut.milp had not been imported
-    with pytest.raises(TypeError, match="solver name 'milp' is taken by solvers.shortcut.milp:Milp"):
+    scratch_registry.pop("milp", None)  # as if hopbench.solvers.shortcut.milp had not been imported
+    with pytest.raises(TypeError, match="solver name 'milp' is taken by hopbench.solvers.shortcut.milp:Milp"):
         registry.register(_solver_class("milp", "elsewhere.module", "Milp"))
-    assert solvers.get("milp").__module__ == "solvers.shortcut.milp"
+    assert solvers.get("milp").__module__ == "hopbench.solvers.shortcut.milp"
 
 
 def test_every_shipped_solver_is_trusted_and_unknown_names_are_not():
@@ -114,13 +114,13 @@ def test_every_shipped_solver_is_trusted_and_unknown_names_are_not():
 
 def test_a_solver_whose_module_is_in_the_solvers_package_but_not_shipped_is_a_plugin(scratch_registry):
     # what a file dropped into solvers/shortcut/ defines (issue 15, class 5: trusted by its module's name)
-    registry.register(_solver_class("rogue", "solvers.shortcut.rogue"))
-    assert solvers.get("rogue").__module__ == "solvers.shortcut.rogue"
+    registry.register(_solver_class("rogue", "hopbench.solvers.shortcut.rogue"))
+    assert solvers.get("rogue").__module__ == "hopbench.solvers.shortcut.rogue"
     assert not solvers.is_builtin("rogue")
 
 
 def test_a_class_borrowing_a_shipped_name_is_not_trusted(scratch_registry):
-    fake = _solver_class("annealing-lookalike", "solvers.shortcut.annealing", "Annealing")
+    fake = _solver_class("annealing-lookalike", "hopbench.solvers.shortcut.annealing", "Annealing")
     assert registry.qualified_name(fake) in registry.SHIPPED  # the name alone would pass
     registry.register(fake)
     assert not solvers.is_builtin("annealing-lookalike")
@@ -128,8 +128,8 @@ def test_a_class_borrowing_a_shipped_name_is_not_trusted(scratch_registry):
 
 
 def test_another_class_cannot_take_a_shipped_solvers_name(scratch_registry):
-    with pytest.raises(TypeError, match="solver name 'annealing' is taken by solvers.shortcut.annealing:Annealing"):
-        registry.register(_solver_class("annealing", "solvers.shortcut.zzz_rogue", "Annealing"))
+    with pytest.raises(TypeError, match="solver name 'annealing' is taken by hopbench.solvers.shortcut.annealing:Annealing"):
+        registry.register(_solver_class("annealing", "hopbench.solvers.shortcut.zzz_rogue", "Annealing"))
 
 
 def test_entry_point_and_environment_plugins_are_not_trusted(scratch_registry, monkeypatch, tmp_path):
@@ -141,8 +141,8 @@ def test_entry_point_and_environment_plugins_are_not_trusted(scratch_registry, m
     assert solvers.get("from-an-entry-point") is cls and not solvers.is_builtin("from-an-entry-point")
 
     (tmp_path / "trust_env_plugin.py").write_text(
-        "import numpy as np\nfrom harness.problems.shortcut.problem import Solution\n"
-        "from solvers.contract import Solver, register\n\n\n@register\nclass EnvPlugin(Solver):\n"
+        "import numpy as np\nfrom hopbench.harness.problems.shortcut.problem import Solution\n"
+        "from hopbench.solvers.contract import Solver, register\n\n\n@register\nclass EnvPlugin(Solver):\n"
         "    name = 'from-the-environment'\n    description = 'x'\n\n"
         "    def solve(self, problem, *, seed, budget, report):\n"
         "        return Solution(problem, np.empty((0, 2), dtype=np.int64))\n")
@@ -173,7 +173,7 @@ def test_a_malformed_plugin_warm_up_limit_is_a_one_line_error_naming_the_variabl
 
 
 def test_a_strict_warm_up_raises_the_first_failure_every_time_and_declines_are_no_failure(monkeypatch):
-    from harness.errors import SolverDeclined
+    from hopbench.harness.errors import SolverDeclined
 
     monkeypatch.setattr(warmup, "_warmed", set())
     monkeypatch.setattr(warmup, "_failed", {})
@@ -185,7 +185,7 @@ def test_a_strict_warm_up_raises_the_first_failure_every_time_and_declines_are_n
             raise SolverDeclined(solver.name, "not this one")
         raise RuntimeError("kernel failed")
 
-    from harness.problems.registry import get_kind
+    from hopbench.harness.problems.registry import get_kind
 
     count = len(get_kind("shortcut").warm_up_problems())
     monkeypatch.setattr(warmup, "execute", run)

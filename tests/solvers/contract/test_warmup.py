@@ -15,16 +15,16 @@ import sys
 
 import pytest
 
-import solvers
+from hopbench import solvers
 
 PROBE = r"""
 import json, sys
 import numba.core.registry
-from harness.testing.conformance import sample_problems
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.registry import create, get
-from solvers.contract.warmup import warm_up_solver
+from hopbench.harness.testing.conformance import sample_problems
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.registry import create, get
+from hopbench.solvers.contract.warmup import warm_up_solver
 
 
 def compiled():

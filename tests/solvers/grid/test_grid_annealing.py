@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import solvers
-from harness.problems.grid.problem import GridProblem
-from solvers.contract import Budget
-from solvers.contract.execution import execute
-from solvers.grid import _kernel as K
-from solvers.grid.annealing import cells_near, representatives, rotations
+from hopbench import solvers
+from hopbench.harness.problems.grid.problem import GridProblem
+from hopbench.solvers.contract import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.grid import _kernel as K
+from hopbench.solvers.grid.annealing import cells_near, representatives, rotations
 from tests.harness.problems.grid.test_problem import networkx_metrics
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import solvers
-from harness.problems.hostswitch import bounds
-from harness.problems.hostswitch.problem import HostSwitchProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.hostswitch import _kernel as K
-from solvers.hostswitch.annealing import Run, candidate_counts
+from hopbench import solvers
+from hopbench.harness.problems.hostswitch import bounds
+from hopbench.harness.problems.hostswitch.problem import HostSwitchProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.hostswitch import _kernel as K
+from hopbench.solvers.hostswitch.annealing import Run, candidate_counts
 
 
 def run(problem, evaluations=3000, seed=1, **params):

@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import solvers
-from harness.problems.routing import make_problem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.routing.angara_ga import RouteGenome, _full_load, bernoulli_positions, clone, creator
+from hopbench import solvers
+from hopbench.harness.problems.routing import make_problem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.routing.angara_ga import RouteGenome, _full_load, bernoulli_positions, clone, creator
 
 
 def run(problem, seed=0, **params):

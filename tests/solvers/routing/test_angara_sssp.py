@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import solvers
-from harness.problems.routing import make_problem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.routing.angara_sssp import SSSPRouter, group_pairs
+from hopbench import solvers
+from hopbench.harness.problems.routing import make_problem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.routing.angara_sssp import SSSPRouter, group_pairs
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-import solvers
-from harness.problems.routing import make_problem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
+from hopbench import solvers
+from hopbench.harness.problems.routing import make_problem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
 
 
 def dor(spec, tie="positive", **kw):

@@ -3,11 +3,11 @@ bounds on their parameters.  A fake clock drives the budget, so no test depends 
 import numpy as np
 import pytest
 
-import solvers
-from harness.errors import HopbenchError
-from harness.problems.routing import make_problem
-from solvers.contract.budget import Budget, Reporter
-from solvers.routing import dor as dor_module
+from hopbench import solvers
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.routing import make_problem
+from hopbench.solvers.contract.budget import Budget, Reporter
+from hopbench.solvers.routing import dor as dor_module
 from tests.harness.problems.routing.test_routing_table import dor_table
 
 
@@ -86,7 +86,7 @@ def test_sssp_falls_back_to_dor_when_the_enumeration_runs_out_of_time():
 
 def test_sssp_keeps_time_for_the_fill_and_validation_of_large_tables(monkeypatch):
     # with a budget smaller than the reserve for its pairs, SSSP does not start the enumeration
-    from solvers.routing.angara_sssp import AngaraSSSP
+    from hopbench.solvers.routing.angara_sssp import AngaraSSSP
 
     monkeypatch.setattr(AngaraSSSP, "FINISH_SECONDS_PER_PAIR", 1.0)
     p = make_problem("4x4")
@@ -95,7 +95,7 @@ def test_sssp_keeps_time_for_the_fill_and_validation_of_large_tables(monkeypatch
 
 
 def test_bfs_keeps_time_for_the_dor_fill(monkeypatch):
-    from solvers.routing.angara_bfs import AngaraBFS
+    from hopbench.solvers.routing.angara_bfs import AngaraBFS
 
     monkeypatch.setattr(AngaraBFS, "FINISH_SECONDS_PER_PAIR", 1.0)
     table, _ = run("angara-bfs", make_problem("4x4"), Clock(0.0), time_s=100.0)

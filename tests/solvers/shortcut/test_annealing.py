@@ -6,17 +6,17 @@ import math
 import numpy as np
 import pytest
 
-import solvers
-from harness.engine.distances import _pair_histogram, distance_matrix
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from harness.testing.conformance import busy_cores
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.limits import overrun_allowance
-from solvers.shortcut import _annealing_kernel as K
-from solvers.shortcut.annealing import Annealing, _State, parse_init
+from hopbench import solvers
+from hopbench.harness.engine.distances import _pair_histogram, distance_matrix
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.harness.testing.conformance import busy_cores
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.limits import overrun_allowance
+from hopbench.solvers.shortcut import _annealing_kernel as K
+from hopbench.solvers.shortcut.annealing import Annealing, _State, parse_init
 
 
 def problem(spec, cap, budget, objective="aspl", **kw):

@@ -7,17 +7,17 @@ import math
 import numpy as np
 import pytest
 
-import solvers
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from harness.testing.conformance import busy_cores
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.limits import overrun_allowance
-from solvers.shortcut import _golf
-from solvers.shortcut import _golf_kernel as G
-from solvers.shortcut.annealing import _objective_of
+from hopbench import solvers
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.harness.testing.conformance import busy_cores
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.limits import overrun_allowance
+from hopbench.solvers.shortcut import _golf
+from hopbench.solvers.shortcut import _golf_kernel as G
+from hopbench.solvers.shortcut.annealing import _objective_of
 
 
 def problem(spec, cap, budget=None, objective="golf"):
@@ -280,7 +280,7 @@ def test_automatic_leg_start_is_fresh_with_symmetric_orbits_only():
 
 def test_automatic_leg_start_keeps_one_schedule_at_high_degree():
     # (192, 16): symmetric orbits, but from degree cap 16 up one long schedule did better (FRESH_LEGS_MAX_CAP)
-    from solvers.shortcut.annealing import FRESH_LEGS_MAX_CAP
+    from hopbench.solvers.shortcut.annealing import FRESH_LEGS_MAX_CAP
 
     p = problem("empty:192", FRESH_LEGS_MAX_CAP)
     out = run(p, evaluations=2000)
@@ -335,7 +335,7 @@ def test_neighbour_table_lists_base_neighbours_first_and_starts_a_swap_state():
 
 
 def test_polish_leg_anneals_the_best_symmetric_graph_without_symmetry():
-    from solvers.shortcut.annealing import POLISH_SHARE
+    from hopbench.solvers.shortcut.annealing import POLISH_SHARE
 
     p = problem("empty:64", 4)
     out = run(p, evaluations=30_000, symmetry=8)

@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-import solvers
-from harness.engine.channel_load import max_channel_load
-from harness.problems.shortcut.names import OPT_IN_OBJECTIVES
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
+from hopbench import solvers
+from hopbench.harness.engine.channel_load import max_channel_load
+from hopbench.harness.problems.shortcut.names import OPT_IN_OBJECTIVES
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
 
 
 def run(name: str, problem: ShortcutProblem, evaluations: int, seed: int = 1, **params):
@@ -62,7 +62,7 @@ def test_edgecut_full_returns_the_best_graph_of_its_sequence():
 
 
 def test_the_objective_needs_the_graph_and_has_a_sound_lower_bound():
-    from harness.problems.shortcut.problem import objective_value
+    from hopbench.harness.problems.shortcut.problem import objective_value
 
     with pytest.raises(Exception, match="not a function of the diameter and the ASPL"):
         objective_value("channel-load", 3, 2.0)

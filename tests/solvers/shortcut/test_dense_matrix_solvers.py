@@ -2,12 +2,12 @@
 before they allocate anything; the scalable solvers still take those graphs."""
 import pytest
 
-import solvers
-from harness.errors import SolverDeclined
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
+from hopbench import solvers
+from hopbench.harness.errors import SolverDeclined
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
 
 
 def problem(spec: str, cap: int, budget: int, objective: str = "aspl") -> ShortcutProblem:
@@ -40,7 +40,7 @@ def test_annealing_swap_mode_keeps_no_dense_matrix(monkeypatch):
 def test_returns_its_start_when_the_matrix_would_not_fit_in_the_time_left(monkeypatch, name, module):
     import importlib
 
-    mod = importlib.import_module(f"solvers.shortcut.{module}")
+    mod = importlib.import_module(f"hopbench.solvers.shortcut.{module}")
     p = problem("ring:64", 4, 5)
     monkeypatch.setattr(mod, "dense_state_seconds_estimate", lambda n, matrices=1.0: 1e9)
     out = execute(solvers.create(name), p, seed=1, budget=Budget(time_s=600))

@@ -7,17 +7,17 @@ import time
 import numpy as np
 import pytest
 
-import solvers
-from harness.engine import distances as metrics
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem, objective_value
-from harness.testing.conformance import busy_cores
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.limits import overrun_allowance
-from solvers.shortcut.feasible import FeasiblePairs
+from hopbench import solvers
+from hopbench.harness.engine import distances as metrics
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, objective_value
+from hopbench.harness.testing.conformance import busy_cores
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.limits import overrun_allowance
+from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
 
 def problem(spec: str, cap: int, budget: int, objective: str = "aspl", base: Graph | None = None) -> ShortcutProblem:
@@ -200,7 +200,7 @@ def test_search_space_is_declared():
 
 
 def test_objective_value_helper_matches_problem_definition():
-    # the ad key column is ASPL x diameter, as harness.problems.shortcut.problem defines it
+    # the ad key column is ASPL x diameter, as hopbench.harness.problems.shortcut.problem defines it
     g = parse_spec("ring:9")
     s = metrics.summary(g)
     key = brute_key(g, "ad")

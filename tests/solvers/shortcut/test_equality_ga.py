@@ -8,16 +8,16 @@ import random
 import numpy as np
 import pytest
 
-import solvers
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec, ring
-from harness.problems.shortcut import equality as eq
-from harness.problems.shortcut.problem import ShortcutProblem
-from harness.testing.conformance import busy_cores
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.limits import overrun_allowance
-from solvers.shortcut.equality_ga import IDLE_GENERATIONS, _Space
+from hopbench import solvers
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec, ring
+from hopbench.harness.problems.shortcut import equality as eq
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.harness.testing.conformance import busy_cores
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.limits import overrun_allowance
+from hopbench.solvers.shortcut.equality_ga import IDLE_GENERATIONS, _Space
 
 
 def family_problem(n: int, k: int, objective: str = "ad") -> ShortcutProblem:
@@ -164,7 +164,7 @@ def test_directed_move_brings_a_farthest_router_closer_or_declines():
 
 
 def test_batch_kernel_matches_the_single_evaluator():
-    from solvers.shortcut.equality_ga import _evaluate_batch
+    from hopbench.solvers.shortcut.equality_ga import _evaluate_batch
 
     rng = np.random.default_rng(0)
     space = _Space(130, 9, None, random.Random(1))
@@ -183,7 +183,7 @@ def test_batch_kernel_matches_the_single_evaluator():
 
 
 def test_fitness_cache_overflow_keeps_the_population(monkeypatch):
-    import solvers.shortcut.equality_ga as ga
+    import hopbench.solvers.shortcut.equality_ga as ga
 
     monkeypatch.setattr(ga, "CACHE_LIMIT", 30)
     out = execute(solvers.create("equality-ga", generations=20, population=16), family_problem(80, 6), seed=0)

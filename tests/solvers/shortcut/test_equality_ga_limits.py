@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-import solvers
-import solvers.shortcut.equality_ga as ga
-from harness.errors import HopbenchError
-from harness.graphs.topologies import ring
-from harness.problems.shortcut import equality as eq
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget, Reporter
+from hopbench import solvers
+import hopbench.solvers.shortcut.equality_ga as ga
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import ring
+from hopbench.harness.problems.shortcut import equality as eq
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget, Reporter
 
 
 def family_problem(n: int, k: int, family: str | None = "equality") -> ShortcutProblem:

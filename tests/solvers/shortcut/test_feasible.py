@@ -1,7 +1,7 @@
 import numpy as np
 
-from harness.graphs.topologies import parse_spec
-from solvers.shortcut.feasible import FeasiblePairs
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
 
 def brute_force(pairs: FeasiblePairs) -> set[tuple[int, int]]:

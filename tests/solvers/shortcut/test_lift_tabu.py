@@ -7,15 +7,15 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import solvers
-from harness.engine.distances import summary
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.shortcut import _lift_kernel as K
-from solvers.shortcut import _golf
-from solvers.shortcut.lift_tabu import (LiftPlan, LiftSearch, auto_order, lift_edges, measure_work, quotient_edges,
+from hopbench import solvers
+from hopbench.harness.engine.distances import summary
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.shortcut import _lift_kernel as K
+from hopbench.solvers.shortcut import _golf
+from hopbench.solvers.shortcut.lift_tabu import (LiftPlan, LiftSearch, auto_order, lift_edges, measure_work, quotient_edges,
                                         quotient_loops)
 
 GRAPHGOLF = Path(__file__).parents[2] / "data" / "graphgolf"

@@ -6,17 +6,17 @@ import math
 import numpy as np
 import pytest
 
-import solvers
-from harness.bench.suites import load_suite
-from harness.engine.distances import summary
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem, objective_value
-from harness.testing.conformance import busy_cores
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.limits import overrun_allowance
-from solvers.shortcut._milp_model import build, candidates
-from solvers.shortcut._milp_symmetry import symmetry
+from hopbench import solvers
+from hopbench.harness.bench.suites import load_suite
+from hopbench.harness.engine.distances import summary
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, objective_value
+from hopbench.harness.testing.conformance import busy_cores
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.limits import overrun_allowance
+from hopbench.solvers.shortcut._milp_model import build, candidates
+from hopbench.solvers.shortcut._milp_symmetry import symmetry
 
 #: feasible shortcut sets enumerated at most per instance (each costs one exact evaluation);
 #: the slow test goes up to ENUM_LIMIT_SLOW

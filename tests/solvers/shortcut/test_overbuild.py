@@ -1,4 +1,4 @@
-"""Annealing's over-built start (solvers.shortcut._overbuild): a symmetric graph on n + v vertices,
+"""Annealing's over-built start (hopbench.solvers.shortcut._overbuild): a symmetric graph on n + v vertices,
 v of them deleted and their orphaned neighbours paired, then polished without symmetry."""
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import solvers
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.shortcut import _overbuild
+from hopbench import solvers
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.shortcut import _overbuild
 
 
 def golf(n, d):
@@ -88,9 +88,9 @@ def test_overbuild_off_keeps_the_random_start():
 
 
 def test_mend_brings_far_pairs_in_by_degree_keeping_swaps():
-    from harness.engine.distances import summary
-    from harness.graphs.graph import Graph
-    from solvers.contract.budget import Reporter
+    from hopbench.harness.engine.distances import summary
+    from hopbench.harness.graphs.graph import Graph
+    from hopbench.solvers.contract.budget import Reporter
 
     g = nx.random_regular_graph(4, 120, seed=2)
     edges = np.array(g.edges, np.int64)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import solvers
-from harness.engine.summary import summary
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.shortcut import _polarity as P
+from hopbench import solvers
+from hopbench.harness.engine.summary import summary
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.shortcut import _polarity as P
 
 
 @pytest.mark.parametrize("q", [2, 3, 4, 5, 8, 9, 16, 25, 27])

@@ -4,15 +4,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import solvers
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from harness.testing.conformance import busy_cores
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.contract.limits import overrun_allowance
-from solvers.shortcut.random_matching import _fill
+from hopbench import solvers
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.harness.testing.conformance import busy_cores
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.contract.limits import overrun_allowance
+from hopbench.solvers.shortcut.random_matching import _fill
 
 
 def problem(spec: str, cap: int, budget: int, objective: str = "golf") -> ShortcutProblem:
@@ -130,7 +130,7 @@ def test_regular_problems_are_supported_and_filled_completely():
 
 
 def test_a_sample_whose_evaluation_would_overrun_the_time_limit_is_not_evaluated(monkeypatch):
-    import solvers.shortcut.random_matching as rm
+    import hopbench.solvers.shortcut.random_matching as rm
 
     estimates = iter([0.0, 1e9])  # the first sample's evaluation fits, the second's would not
     monkeypatch.setattr(rm, "summary_seconds_estimate", lambda g: next(estimates))

@@ -1,10 +1,10 @@
 import numpy as np
 
-import solvers
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
+from hopbench import solvers
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
 
 
 def run(spec, cap, budget, seed=0):
@@ -19,7 +19,7 @@ def test_spends_the_budget_within_the_cap():
 
 
 def test_stops_when_no_feasible_pair_is_left():
-    from solvers.shortcut.feasible import FeasiblePairs
+    from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
     for seed in range(10):
         out = run("ring:6", 3, 10, seed=seed)  # each vertex has one free port: at most 3 chords
@@ -47,7 +47,7 @@ class StepClock:
 
 
 def solve_with(problem, clock_step, time_s=1.0):
-    from solvers.contract.budget import Reporter
+    from hopbench.solvers.contract.budget import Reporter
 
     budget = Budget(time_s=time_s)
     report = Reporter(budget, clock=StepClock(clock_step))
@@ -72,7 +72,7 @@ def test_a_run_the_clock_stops_returns_its_graph_unevaluated():
 
 
 def test_no_evaluation_when_its_estimate_exceeds_the_time_left(monkeypatch):
-    import solvers.shortcut.random_shortcuts as module
+    import hopbench.solvers.shortcut.random_shortcuts as module
 
     p = ShortcutProblem(parse_spec("ring:40"), 3, 10, base_spec="ring:40")
     monkeypatch.setattr(module, "summary_seconds_estimate", lambda g: 1e9)

@@ -4,14 +4,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import solvers
-from harness.engine import distances as metrics
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
-from solvers.shortcut.feasible import FeasiblePairs
+from hopbench import solvers
+from hopbench.harness.engine import distances as metrics
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
+from hopbench.solvers.shortcut.feasible import FeasiblePairs
 
 
 def problem(spec: str, cap: int, budget: int, objective: str = "aspl") -> ShortcutProblem:

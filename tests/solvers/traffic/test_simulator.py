@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-import solvers
-from harness.bench.cells import run_cell
-from harness.errors import HopbenchError
-from harness.problems.registry import get_kind
-from solvers.contract.budget import Budget
-from solvers.contract.execution import execute
+from hopbench import solvers
+from hopbench.harness.bench.cells import run_cell
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.registry import get_kind
+from hopbench.solvers.contract.budget import Budget
+from hopbench.solvers.contract.execution import execute
 
 
 def test_it_solves_only_traffic_problems_and_counts_load_points_as_evaluations():

@@ -1,13 +1,13 @@
 """Equality networks (Liang et al. 2022): evaluation, bisection, the paper's tables, the problem family.
 
 The public API of Equality networks in one namespace
-(``from harness.problems.shortcut import equality as eq``); the implementation is
+(``from hopbench.harness.problems.shortcut import equality as eq``); the implementation is
 split by concern and by layer:
 
-* :mod:`harness.graphs.equality` (graph layer): the notation grammar, the validated
-  link sets (:class:`~harness.graphs.equality.EqualityLinks`) and their edges, and the
+* :mod:`hopbench.harness.graphs.equality` (graph layer): the notation grammar, the validated
+  link sets (:class:`~hopbench.harness.graphs.equality.EqualityLinks`) and their edges, and the
   paper's published link sets by id;
-* :mod:`harness.engine.equality_bfs` (engine layer): the numba bit-parallel BFS from
+* :mod:`hopbench.harness.engine.equality_bfs` (engine layer): the numba bit-parallel BFS from
   router 0 on link values;
 * :mod:`.network`: :class:`EqualityNetwork` (a, d, B_r, MB%), :func:`parse`, the Moore order;
 * :mod:`.bisection`: semicircle cuts and B_r of any graph;
@@ -24,29 +24,29 @@ import importlib
 #: public name -> the module that defines it, imported on first use: the network's evaluation loads
 #: numba, which the family rules (and so verifying an Equality-family solution) do not need
 _EXPORTS = {
-    "EXAMPLE": "harness.graphs.equality",
-    "EqualityConfig": "harness.graphs.equality",
-    "EqualityLinks": "harness.graphs.equality",
-    "_normalise": "harness.graphs.equality",
-    "parse_config": "harness.graphs.equality",
-    "radix": "harness.graphs.equality",
-    "distances": "harness.engine.equality_bfs",
-    "scratch_buffers": "harness.engine.equality_bfs",
-    "bisection_ratio": "harness.problems.shortcut.equality.bisection",
-    "semicircle_cuts": "harness.problems.shortcut.equality.bisection",
-    "check_problem": "harness.problems.shortcut.equality.family",
-    "from_shortcuts": "harness.problems.shortcut.equality.family",
-    "EqualityMetrics": "harness.problems.shortcut.equality.network",
-    "EqualityNetwork": "harness.problems.shortcut.equality.network",
-    "evaluate_links": "harness.problems.shortcut.equality.network",
-    "moore_order": "harness.problems.shortcut.equality.network",
-    "moore_ratio": "harness.problems.shortcut.equality.network",
-    "parse": "harness.problems.shortcut.equality.network",
-    "reference_distances": "harness.problems.shortcut.equality.network",
-    "published": "harness.problems.shortcut.equality.published",
-    "published_network": "harness.problems.shortcut.equality.published",
-    "published_networks": "harness.problems.shortcut.equality.published",
-    "reproduce_published": "harness.problems.shortcut.equality.published",
+    "EXAMPLE": "hopbench.harness.graphs.equality",
+    "EqualityConfig": "hopbench.harness.graphs.equality",
+    "EqualityLinks": "hopbench.harness.graphs.equality",
+    "_normalise": "hopbench.harness.graphs.equality",
+    "parse_config": "hopbench.harness.graphs.equality",
+    "radix": "hopbench.harness.graphs.equality",
+    "distances": "hopbench.harness.engine.equality_bfs",
+    "scratch_buffers": "hopbench.harness.engine.equality_bfs",
+    "bisection_ratio": "hopbench.harness.problems.shortcut.equality.bisection",
+    "semicircle_cuts": "hopbench.harness.problems.shortcut.equality.bisection",
+    "check_problem": "hopbench.harness.problems.shortcut.equality.family",
+    "from_shortcuts": "hopbench.harness.problems.shortcut.equality.family",
+    "EqualityMetrics": "hopbench.harness.problems.shortcut.equality.network",
+    "EqualityNetwork": "hopbench.harness.problems.shortcut.equality.network",
+    "evaluate_links": "hopbench.harness.problems.shortcut.equality.network",
+    "moore_order": "hopbench.harness.problems.shortcut.equality.network",
+    "moore_ratio": "hopbench.harness.problems.shortcut.equality.network",
+    "parse": "hopbench.harness.problems.shortcut.equality.network",
+    "reference_distances": "hopbench.harness.problems.shortcut.equality.network",
+    "published": "hopbench.harness.problems.shortcut.equality.published",
+    "published_network": "hopbench.harness.problems.shortcut.equality.published",
+    "published_networks": "hopbench.harness.problems.shortcut.equality.published",
+    "reproduce_published": "hopbench.harness.problems.shortcut.equality.published",
 }
 
 __all__ = [

@@ -12,8 +12,8 @@ from typing import Iterable
 
 import numpy as np
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 __all__ = ["equality_bisection", "semicircle_cuts", "bisection_ratio"]
 

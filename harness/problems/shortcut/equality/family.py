@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harness import caps
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
+from hopbench.harness import caps
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
 
 if TYPE_CHECKING:
-    from harness.problems.shortcut.equality.network import EqualityNetwork
+    from hopbench.harness.problems.shortcut.equality.network import EqualityNetwork
 
 __all__ = ["check_problem", "from_shortcuts"]
 
@@ -59,7 +59,7 @@ def from_shortcuts(n: int, shortcuts: np.ndarray) -> EqualityNetwork | None:
     bhops = sorted({min(int(v), n - int(v)) for v in nbrs if v % 2 == 0})
     try:
         # imported here: the network's evaluation loads numba, which checking a problem's shape does not need
-        from harness.problems.shortcut.equality.network import EqualityNetwork
+        from hopbench.harness.problems.shortcut.equality.network import EqualityNetwork
 
         net = EqualityNetwork(n, [n - 1 if a == n - 1 else a for a in ahops], bhops)
     except HopbenchError:

@@ -1,10 +1,10 @@
 """An Equality network with its evaluation: a and d by one BFS, B_r, MB% (Liang et al. 2022).
 
-:class:`EqualityNetwork` is the validated link sets of :class:`harness.graphs.equality.EqualityLinks`
+:class:`EqualityNetwork` is the validated link sets of :class:`hopbench.harness.graphs.equality.EqualityLinks`
 (notation, construction, edges) plus what hopbench measures on them:
 
 * a (average distance) and d (diameter) by one bit-parallel BFS from router 0
-  (:mod:`harness.engine.equality_bfs`): translation by 2 and the mirror i -> 1 - i are
+  (:mod:`hopbench.harness.engine.equality_bfs`): translation by 2 and the mirror i -> 1 - i are
   automorphisms (Remark 2), so the network is vertex-transitive and that BFS is exact;
 * B_r, the topology bisection ratio of Sect. 4.3 (:mod:`.bisection`);
 * MB%, N as a percentage of the Moore order of (K, d) (Table 2's last column).
@@ -17,11 +17,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from harness.engine.equality_bfs import bfs_from_router_0, queue_distances
-from harness.errors import HopbenchError
-from harness.graphs.equality import EqualityLinks
-from harness.graphs.equality import parse as parse_links
-from harness.problems.shortcut.equality.bisection import equality_bisection
+from hopbench.harness.engine.equality_bfs import bfs_from_router_0, queue_distances
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.equality import EqualityLinks
+from hopbench.harness.graphs.equality import parse as parse_links
+from hopbench.harness.problems.shortcut.equality.bisection import equality_bisection
 
 __all__ = ["EqualityMetrics", "EqualityNetwork", "parse", "evaluate_links", "reference_distances",
            "moore_order", "moore_ratio", "moore_order_json", "MOORE_BITS"]
@@ -64,7 +64,7 @@ class EqualityNetwork(EqualityLinks):
 
     ``k`` is checked against Eq. 1 when given.  The notation and the construction
     (``notation()``, ``short()``, ``odd_values``, ``edges()``, ``shortcuts()``,
-    ``graph()``) come from :class:`~harness.graphs.equality.EqualityLinks`.
+    ``graph()``) come from :class:`~hopbench.harness.graphs.equality.EqualityLinks`.
     """
 
     @classmethod
@@ -109,7 +109,7 @@ class EqualityNetwork(EqualityLinks):
 def parse(text: str | EqualityLinks) -> EqualityNetwork:
     """Parse a detailed Equality notation or a Table 2 id and validate it (one-line errors).
 
-    The grammar is :func:`harness.graphs.equality.parse`'s.
+    The grammar is :func:`hopbench.harness.graphs.equality.parse`'s.
 
     >>> net = parse("N14K6[-1,1,3,9](4)")
     >>> net.k, net.notation()
@@ -149,7 +149,7 @@ MOORE_BITS = 64 * 2**20
 def moore_order(k: int, d: int) -> int:
     """Largest number of routers a degree-k graph of diameter d can have: 1 + k sum_{i<d} (k-1)^i.
 
-    The inverse reading of :func:`harness.graphs.bounds.moore_bound`, which gives the
+    The inverse reading of :func:`hopbench.harness.graphs.bounds.moore_bound`, which gives the
     smallest diameter N vertices of degree d can have.  Exact, in closed form (one power,
     not d of them): a ring-like network has d in the tens of thousands, where the sum took
     seconds and the result has tens of thousands of digits (see :func:`moore_order_json`).

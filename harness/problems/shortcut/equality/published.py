@@ -1,7 +1,7 @@
 """The paper's Table 2 re-evaluated: the published Equality networks and their reproduction.
 
 The 27 Equality rows of Liang et al. 2022's Table 2 and their Table 3 link sets are
-data of the graph layer (:mod:`harness.graphs.equality`, file
+data of the graph layer (:mod:`hopbench.harness.graphs.equality`, file
 ``harness/graphs/equality2022.json``), because the ``equality:E361`` topology spec
 needs them; this module turns them into :class:`EqualityNetwork` objects and checks
 every row against its printed a and d (:func:`reproduce_published`).
@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness.errors import HopbenchError
-from harness.graphs.equality import published, published_links, published_networks
-from harness.problems.shortcut.equality.network import EqualityNetwork, moore_ratio
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.equality import published, published_links, published_networks
+from hopbench.harness.problems.shortcut.equality.network import EqualityNetwork, moore_ratio
 
 __all__ = ["published_networks", "published", "published_network", "reproduce_published"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.problems.grid.bounds import cells_within, grid_lower_bounds, moore_counts
+from hopbench.harness.problems.grid.bounds import cells_within, grid_lower_bounds, moore_counts
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "graphgolf" / "grid"
 ROWS = list(csv.DictReader((DATA / "grid_featured.csv").open()))

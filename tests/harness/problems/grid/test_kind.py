@@ -6,11 +6,11 @@ import copy
 import numpy as np
 import pytest
 
-from harness.bench.suites import load_suite
-from harness.errors import HopbenchError
-from harness.problems.grid.competition import read_edges
-from harness.problems.grid.problem import GridProblem, GridSolution
-from harness.problems.registry import get_kind, kind_of_format, kind_of_objective, verify_document
+from hopbench.harness.bench.suites import load_suite
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.grid.competition import read_edges
+from hopbench.harness.problems.grid.problem import GridProblem, GridSolution
+from hopbench.harness.problems.registry import get_kind, kind_of_format, kind_of_objective, verify_document
 
 from .test_problem import DATA
 
@@ -87,7 +87,7 @@ def test_hopbench_export_golf_writes_the_competitions_grid_format(tmp_path):
     doc = tmp_path / "g.json"
     doc.write_text(json.dumps(_sample_solution().to_dict()))
     env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-m", "harness.cli", "export", str(doc), "--format", "golf"],
+    out = subprocess.run([sys.executable, "-m", "hopbench.harness.cli", "export", str(doc), "--format", "golf"],
                          capture_output=True, text=True, cwd=root, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     problem = GridProblem(5, 5, 4, 2)

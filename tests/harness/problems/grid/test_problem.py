@@ -7,9 +7,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.grid.competition import grid_size, read_edges, write_edges
-from harness.problems.grid.problem import GridProblem, golf_value
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.grid.competition import grid_size, read_edges, write_edges
+from hopbench.harness.problems.grid.problem import GridProblem, golf_value
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "graphgolf" / "grid"
 #: ODP's sample graphs and the values its sample/graph/grid/ASPL.txt states (diameter, sum over unordered pairs)

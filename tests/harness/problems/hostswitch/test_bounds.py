@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import HopbenchError
-from harness.problems.hostswitch import bounds
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.hostswitch import bounds
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "graphgolf"
 

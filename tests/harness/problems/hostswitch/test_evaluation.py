@@ -8,10 +8,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.errors import InvalidSolution
-from harness.problems.hostswitch import golf_file
-from harness.problems.hostswitch._kernel import switch_sums
-from harness.problems.hostswitch.problem import HostSwitchProblem, from_sums, padded_table
+from hopbench.harness.errors import InvalidSolution
+from hopbench.harness.problems.hostswitch import golf_file
+from hopbench.harness.problems.hostswitch._kernel import switch_sums
+from hopbench.harness.problems.hostswitch.problem import HostSwitchProblem, from_sums, padded_table
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "graphgolf"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.problems.hostswitch import golf_file
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.hostswitch import golf_file
 
 
 def test_round_trip():

@@ -7,11 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from harness.problems import networks
-from harness.problems.hostswitch.problem import HostSwitchProblem
-from harness.problems.hostswitch.solution import HostSwitchGraph
-from harness.problems.registry import get_kind, kind_of_format, verify_document
-from harness.report.exports import export_text
+from hopbench.harness.problems import networks
+from hopbench.harness.problems.hostswitch.problem import HostSwitchProblem
+from hopbench.harness.problems.hostswitch.solution import HostSwitchGraph
+from hopbench.harness.problems.registry import get_kind, kind_of_format, verify_document
+from hopbench.harness.report.exports import export_text
 
 
 def small_graph() -> HostSwitchGraph:
@@ -60,14 +60,14 @@ def test_exports_put_the_hosts_on_their_switches():
 
 
 def test_traffic_takes_the_hosts():
-    from harness.traffic.study import prepare
+    from hopbench.harness.traffic.study import prepare
 
     _, spec = prepare(networks.from_document(small_graph().to_dict()), pattern="uniform", routing="updown")
     assert spec.hosts == 14
 
 
 def test_suite_has_the_featured_pairs_with_their_bounds():
-    from harness.bench.suites import load_suite
+    from hopbench.harness.bench.suites import load_suite
 
     from .test_bounds import ORP_VALUES
 
@@ -88,8 +88,8 @@ def test_suite_has_the_featured_pairs_with_their_bounds():
 
 
 def test_a_traffic_instance_takes_the_hosts(tmp_path):
-    from harness.documents import dumps
-    from harness.problems.registry import get_kind
+    from hopbench.harness.documents import dumps
+    from hopbench.harness.problems.registry import get_kind
 
     path = tmp_path / "hs.json"
     path.write_text(dumps(small_graph().to_dict()))

@@ -8,10 +8,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from harness.problems.routing.candidates import CandidateRoutes
-from harness.problems.routing.deadlock import turn_cycle
-from harness.problems.routing.graph import RoutingGraph
-from harness.problems.routing.network import Torus
+from hopbench.harness.problems.routing.candidates import CandidateRoutes
+from hopbench.harness.problems.routing.deadlock import turn_cycle
+from hopbench.harness.problems.routing.graph import RoutingGraph
+from hopbench.harness.problems.routing.network import Torus
 
 SMALL = [(5,), (4,), (2,), (3, 3), (4, 2), (2, 3), (3, 2, 2), (2, 2, 2), (4, 2, 2, 2), (2, 3, 2, 2)]
 

@@ -4,12 +4,12 @@ import itertools
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.problems.routing import RoutingTable, make_problem, table_from_dict
-from harness.problems.routing.candidates import CandidateRoutes, Interrupted
-from harness.problems.routing.deadlock import loads_and_dependencies
-from harness.problems.routing.graph import routing_graph
-from harness.problems.routing.problem import ids_text
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.routing import RoutingTable, make_problem, table_from_dict
+from hopbench.harness.problems.routing.candidates import CandidateRoutes, Interrupted
+from hopbench.harness.problems.routing.deadlock import loads_and_dependencies
+from hopbench.harness.problems.routing.graph import routing_graph
+from hopbench.harness.problems.routing.problem import ids_text
 from tests.harness.problems.routing.test_routing_table import cyclic_table, dependency_edges, dor_table
 
 
@@ -77,7 +77,7 @@ def test_loads_and_dependencies_match_the_per_step_listing(table):
 def test_the_fast_rule_check_agrees_with_the_automaton(spec):
     """Every direction sequence up to length 4 from node 0: the batch check (DOR fast path, then the
     automaton) and the automaton alone give the same verdict, step and code."""
-    from harness.problems.routing import graph as graph_module
+    from hopbench.harness.problems.routing import graph as graph_module
 
     g = routing_graph(make_problem(spec).network.dims)
     net = g.net

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError, InvalidSolution
-from harness.problems.registry import verify_document
-from harness.problems.routing import RoutingTable, make_problem, parse_direction, table_from_dict
-from harness.problems.routing.kind import KIND, routing_instance_id, routing_problem, verify_routes
-from harness.problems.routing.network import Torus
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.problems.registry import verify_document
+from hopbench.harness.problems.routing import RoutingTable, make_problem, parse_direction, table_from_dict
+from hopbench.harness.problems.routing.kind import KIND, routing_instance_id, routing_problem, verify_routes
+from hopbench.harness.problems.routing.network import Torus
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -225,7 +225,7 @@ def test_same_direction_ring_cycles_are_left_to_the_bubble_rule():
     # ring of 5: straight routes of length 2 in both directions close the ring in the CDG,
     # with no turn: deadlock-free under the bubble rule
     assert dor_table(make_problem("5")).evaluate().max_load == 3
-    from harness.problems.routing.deadlock import turn_cycle
+    from hopbench.harness.problems.routing.deadlock import turn_cycle
 
     t = dor_table(make_problem("5", rules="minimal"))
     net = t.problem.network
@@ -346,11 +346,11 @@ def test_suite_generator_is_reproducible(tmp_path, monkeypatch):
 
 
 def test_verify_rejects_contradictions_and_missing_metrics():
-    import solvers
-    from harness.errors import HopbenchError
-    from harness.problems import routing
-    from harness.problems.registry import verify_document
-    from solvers.contract.execution import execute
+    from hopbench import solvers
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.problems import routing
+    from hopbench.harness.problems.registry import verify_document
+    from hopbench.solvers.contract.execution import execute
 
     table = execute(solvers.create("dor"), routing.make_problem("4x2x2x2", subset="desmos8"), seed=0).solution
     doc = table.to_dict()

@@ -3,9 +3,9 @@ import math
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError, InvalidSolution
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut.problem import ShortcutProblem, Solution, objective_value
+from hopbench.harness.errors import HopbenchError, InvalidSolution
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution, objective_value
 
 
 def problem(spec="ring:12", cap=4, budget=3, objective="aspl"):

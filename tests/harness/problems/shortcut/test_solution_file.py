@@ -2,12 +2,12 @@ import json
 
 import pytest
 
-from harness.documents import read_json
-from harness.errors import HopbenchError
-from harness.graphs.topologies import parse_spec
-from harness.problems.registry import verify_document
-from harness.problems.shortcut.problem import ShortcutProblem, Solution
-from harness.problems.shortcut.solution_file import solution_from_dict, solution_to_dict
+from hopbench.harness.documents import read_json
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.registry import verify_document
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem, Solution
+from hopbench.harness.problems.shortcut.solution_file import solution_from_dict, solution_to_dict
 from tests.conftest import GRAPHGOLF
 
 
@@ -94,7 +94,7 @@ def test_gzipped_documents_are_read(tmp_path):
 
 def test_embedded_edges_must_be_the_named_graph():
     doc = solution_to_dict(make_solution())  # torus:4x4: no edges embedded
-    from harness.graphs.topologies import parse_spec
+    from hopbench.harness.graphs.topologies import parse_spec
 
     complete = [[u, v] for u in range(16) for v in range(u + 1, 16)]
     doc.update(base_n=16, base_edges=complete, shortcuts=[])

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from harness.problems.shortcut import equality as eq
+from hopbench.harness.problems.shortcut import equality as eq
 from tests.harness.equality_networks import random_network
 
 

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from harness.errors import HopbenchError
-from harness.graphs.graph import Graph
-from harness.graphs.topologies import parse_spec, ring
-from harness.problems.shortcut import equality as eq
-from harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.graph import Graph
+from hopbench.harness.graphs.topologies import parse_spec, ring
+from hopbench.harness.problems.shortcut import equality as eq
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 from tests.harness.equality_networks import random_network
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import HopbenchError
-from harness.graphs.topologies import ring
-from harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.graphs.topologies import ring
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 
 
 def test_n_times_k_over_2_above_the_edge_cap_is_a_one_line_error(monkeypatch):

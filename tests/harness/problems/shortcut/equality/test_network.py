@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from harness.engine.distances import bfs_distances, summary
-from harness.graphs import equality as notation
-from harness.problems.shortcut import equality as eq
+from hopbench.harness.engine.distances import bfs_distances, summary
+from hopbench.harness.graphs import equality as notation
+from hopbench.harness.problems.shortcut import equality as eq
 from tests.harness.equality_networks import random_network
 
 

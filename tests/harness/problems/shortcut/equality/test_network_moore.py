@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from harness.errors import HopbenchError
-from harness.problems.shortcut import equality as eq
-from harness.problems.shortcut.equality.network import MOORE_BITS, moore_order_json
+from hopbench.harness.errors import HopbenchError
+from hopbench.harness.problems.shortcut import equality as eq
+from hopbench.harness.problems.shortcut.equality.network import MOORE_BITS, moore_order_json
 
 
 def test_closed_form_equals_the_sum():

@@ -1,7 +1,7 @@
-"""The package keeps the one namespace callers use (``from harness.problems.shortcut import equality as eq``)."""
+"""The package keeps the one namespace callers use (``from hopbench.harness.problems.shortcut import equality as eq``)."""
 from __future__ import annotations
 
-from harness.problems.shortcut import equality as eq
+from hopbench.harness.problems.shortcut import equality as eq
 
 
 def test_every_public_name_is_reexported():

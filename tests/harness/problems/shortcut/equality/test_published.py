@@ -6,11 +6,11 @@ import tomllib
 
 import pytest
 
-from harness._paths import INSTANCES_DIR
-from harness.graphs.topologies import parse_spec
-from harness.problems.shortcut import equality as eq
-from harness.problems.shortcut.equality.published import _agrees
-from harness.problems.shortcut.problem import ShortcutProblem
+from hopbench.harness._paths import INSTANCES_DIR
+from hopbench.harness.graphs.topologies import parse_spec
+from hopbench.harness.problems.shortcut import equality as eq
+from hopbench.harness.problems.shortcut.equality.published import _agrees
+from hopbench.harness.problems.shortcut.problem import ShortcutProblem
 
 
 def test_table_2_is_reproduced_except_the_three_errata():
