@@ -40,8 +40,9 @@ def packages(root: Path = ROOT) -> list[str]:
     found = []
     for name, folder in PACKAGE_DIR.items():
         found.append(name)
-        found += [f"{name}.{sub}" for sub in find_namespace_packages(str(root / folder), exclude=["*__pycache__*"])
-                  if name not in ("harness", "solvers")]  # the aliases are their __init__.py alone
+        if name in ("harness", "solvers"):
+            continue  # the aliases are their __init__.py alone
+        found += [f"{name}.{sub}" for sub in find_namespace_packages(str(root / folder), exclude=["*__pycache__*"])]
     return sorted(found)
 
 
