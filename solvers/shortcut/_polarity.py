@@ -23,6 +23,18 @@ the pairs whose shortest paths used (a, b).  Spare ports (absolute points) take 
 are then paired among themselves where the pair is not yet an edge.  The annealer polishes the
 result with swaps.  The base with the fewest extra vertices wins: (1024, 32) is the cut ER_32
 (1,023 vertices) plus one, (64, 8) the cut ER_8 (63) plus one.
+
+A third base, ``grown``, serves degrees with neither (d - 1 and d not prime powers: graph golf's
+(1560, 40) and (3250, 57)): ER_q at the largest prime power q <= d - 2 whose order N fits, so that
+each old vertex keeps d - q - 1 free ports, and the n - N extra vertices take those ports.  An extra
+vertex joins points of one polar line (the line of a random pole x, points with the most free ports
+first): every point is adjacent to exactly one point of any line, so a vertex on a fraction f of a
+line reaches a fraction f of the plane in two hops, and a vertex on the whole line would be a copy
+of x.  The extra vertices' remaining ports pair among themselves (a random pairing, repaired by
+edge switches).  It applies when the extra vertices are at most 1/GROWN_SHARE of N, can take every
+free port of the old ones, and the old ports give each at least d/GROWN_PORT_SHARE of its ports.  Before any annealing (seed 1):
+(1560, 40) ASPL 2.0431 (best known 2.038; a random 40-regular graph about 2.32), (3250, 57) 2.0762
+(best known 2.070).
 """
 from __future__ import annotations
 
@@ -39,6 +51,14 @@ MAX_Q = 64
 #: random edges drawn for one split before the vertex takes spare ports instead (a draw fails when
 #: the edge was split already or touches the new vertex: rare, at most 1/8 + 2 d / #edges)
 SPLIT_DRAWS = 200
+#: the grown base applies when n - N <= N / GROWN_SHARE ...
+GROWN_SHARE = 4
+#: ... and the old vertices' free ports give each extra vertex at least d / GROWN_PORT_SHARE of its ports
+GROWN_PORT_SHARE = 4
+#: random candidate poles compared for one extra vertex of the grown base
+POLE_DRAWS = 32
+#: edge switches tried for one unpaired port of the grown base before it stays free
+SWITCH_DRAWS = 2000
 
 
 def prime_power(q: int) -> tuple[int, int] | None:
@@ -130,14 +150,24 @@ def polarity_adjacency(q: int) -> np.ndarray:
 
 
 def plan(n: int, d: int) -> tuple[str, int, int] | None:
-    """(base, q, order) of the polarity base for n vertices of degree <= d with the fewest extra
-    vertices (see the module docstring), or None when neither applies."""
+    """(base, q, order) of the polarity base for n vertices of degree <= d (see the module
+    docstring): ``cut`` or ``full`` with the fewest extra vertices, else ``grown``, else None."""
     best = None
     for base, q, order in (("cut", d, d * d - 1), ("full", d - 1, (d - 1) ** 2 + d)):
         if not (2 <= q <= MAX_Q and prime_power(q)) or not order <= n <= order + order // EXTRA_SHARE:
             continue
         if best is None or order > best[2]:
             best = (base, q, order)
+    if best is None:
+        for q in range(min(d - 2, MAX_Q), 1, -1):
+            order = q * q + q + 1
+            if not prime_power(q) or order > n:
+                continue
+            old_ports = (d - q - 1) * order + q + 1  # the q + 1 absolute points have one more
+            extra = n - order
+            if extra <= order // GROWN_SHARE and old_ports <= extra * d <= old_ports * GROWN_PORT_SHARE:
+                best = ("grown", q, order)
+            break  # a smaller plane leaves more vertices out
     return best
 
 
@@ -146,7 +176,7 @@ def base_graph(base: str, q: int) -> np.ndarray:
     ortho = polarity_adjacency(q)
     absolute = np.diag(ortho).copy()
     np.fill_diagonal(ortho, False)
-    if base == "full":
+    if base in ("full", "grown"):
         return ortho
     # the removed point: the one whose polar line holds the most absolute points (the fewest
     # vertices left one port short); for q even that is the nucleus, whose line holds them all
@@ -158,8 +188,8 @@ def base_graph(base: str, q: int) -> np.ndarray:
 def polarity_start(n: int, d: int, rng: np.random.Generator,
                    should_stop: Callable[[], bool] = lambda: False) -> np.ndarray | None:
     """An (n, d) neighbour table (-1 where a port stays free) of the polarity base of
-    :func:`plan`, extended to n vertices by edge splitting (see the module docstring); None when
-    ``should_stop`` says so first (the largest, q = 64 with 500 extra vertices, takes 0.8 s)."""
+    :func:`plan`, extended to n vertices (see the module docstring); None when ``should_stop``
+    says so first (the largest, q = 64 with 500 extra vertices, takes 0.8 s)."""
     chosen = plan(n, d)
     if chosen is None:
         raise ValueError(f"no polarity start applies to n = {n}, d = {d}")
@@ -170,13 +200,27 @@ def polarity_start(n: int, d: int, rng: np.random.Generator,
         return None
     adj = [set(np.flatnonzero(row).tolist()) for row in A]
     adj += [set() for _ in range(n - order)]
+    extend = _grow if base == "grown" else _split
+    if not extend(A, adj, d, rng, should_stop):
+        return None
+    table = np.full((n, d), -1, np.int64)
+    for v in range(n):
+        nb = sorted(adj[v])
+        table[v, :len(nb)] = nb
+    return table
+
+
+def _split(A: np.ndarray, adj: list[set[int]], d: int, rng: np.random.Generator,
+           should_stop: Callable[[], bool]) -> bool:
+    """Join the extra vertices by edge splitting, then pair spare ports (in place; False: stopped)."""
+    order, n = A.shape[0], len(adj)
     ii, jj = np.nonzero(np.triu(A, k=1))
     edges = list(zip(ii.tolist(), jj.tolist()))
     spare = [v for v in range(order) if len(adj[v]) < d]
     live = np.ones(len(edges), bool)  # edges that may still be split (both ends old, still present)
     for v in range(order, n):
         if should_stop():
-            return None
+            return False
         need = d
         while need >= 2:
             # random draws, not a shuffle of every edge: q = 64 splits ~16,000 edges of ~130,000
@@ -211,8 +255,86 @@ def polarity_start(n: int, d: int, rng: np.random.Generator,
             spare.remove(partner)
             adj[a].add(partner)
             adj[partner].add(a)
-    table = np.full((n, d), -1, np.int64)
-    for v in range(n):
-        nb = sorted(adj[v])
-        table[v, :len(nb)] = nb
-    return table
+    return True
+
+
+def _grow(A: np.ndarray, adj: list[set[int]], d: int, rng: np.random.Generator,
+          should_stop: Callable[[], bool]) -> bool:
+    """Join the extra vertices to points of polar lines, then pair their other ports (in place;
+    False: stopped)."""
+    order, n = A.shape[0], len(adj)
+    extra = n - order
+    free = np.array([d - len(a) for a in adj[:order]], np.int64)
+    share = np.full(extra, int(free.sum()) // extra, np.int64)
+    share[:int(free.sum()) % extra] += 1
+    unused = np.ones(order, bool)
+    poles = np.zeros(extra, np.int64)
+    for i in range(extra):
+        if should_stop():
+            return False
+        v = order + i
+        # the pole: of a few random unused points, the one whose line has the most free points
+        # (random poles leave the last vertices lines of used-up points)
+        cands = rng.choice(np.flatnonzero(unused), size=min(POLE_DRAWS, int(unused.sum())), replace=False)
+        pole = int(cands[np.argmax((A[cands] & (free > 0)[None, :]).sum(axis=1))])
+        unused[pole] = False
+        poles[i] = pole
+        line = np.flatnonzero(A[pole] & (free > 0))
+        # the points with the most free ports first (random among equals), so that all run out together
+        line = line[np.lexsort((rng.random(line.size), -free[line]))][:min(int(share[i]), d)]
+        for y in line.tolist():
+            adj[v].add(y)
+            adj[y].add(v)
+        free[line] -= 1
+    # old ports left over (a line shorter than the share): any extra vertex with room, else another
+    # old vertex with a free port
+    for y in np.flatnonzero(free > 0).tolist():
+        room = np.array([v for v in range(order, n) if len(adj[v]) < d and v not in adj[y]], np.int64)
+        # those whose pole's line holds y first: y is then one more point of their line
+        room = room[np.lexsort((rng.random(room.size), ~A[poles[room - order], y]))]
+        for v in room[:free[y]].tolist():
+            adj[v].add(y)
+            adj[y].add(v)
+            free[y] -= 1
+    spare = rng.permutation(np.flatnonzero(free > 0)).tolist()
+    while len(spare) >= 2:
+        a = spare.pop()
+        partner = next((s for s in spare if s not in adj[a]), None)
+        if partner is not None:
+            spare.remove(partner)
+            adj[a].add(partner)
+            adj[partner].add(a)
+    if should_stop():
+        return False
+    # the extra vertices' other ports: a random pairing; the clashes (a loop, a repeated edge) are
+    # mended by switches x - y -> a - x, b - y on edges between extra vertices
+    stubs = np.repeat(np.arange(order, n), [d - len(adj[v]) for v in range(order, n)])
+    rng.shuffle(stubs)
+    clashes: list[int] = []
+    for a, b in stubs[:stubs.size // 2 * 2].reshape(-1, 2).tolist():
+        if a != b and b not in adj[a]:
+            adj[a].add(b)
+            adj[b].add(a)
+        else:
+            clashes += [a, b]
+    while len(clashes) >= 2:
+        if should_stop():
+            return False
+        a, b = clashes.pop(), clashes.pop()
+        if a != b and b not in adj[a]:
+            adj[a].add(b)
+            adj[b].add(a)
+            continue
+        for x in rng.integers(order, n, size=SWITCH_DRAWS).tolist():
+            if x in (a, b) or x in adj[a]:
+                continue
+            y = next((y for y in adj[x] if y >= order and y not in (a, b) and y not in adj[b]), None)
+            if y is not None:
+                adj[x].discard(y)
+                adj[y].discard(x)
+                adj[a].add(x)
+                adj[x].add(a)
+                adj[b].add(y)
+                adj[y].add(b)
+                break
+    return True

@@ -64,7 +64,9 @@ From degree cap 16 up, where n is within 9/8 of an Erdős–Rényi polarity grap
 at q = cap - 1, or q^2 - 1 at q = cap with one closed neighbourhood cut out; q a prime power), the
 first graph is that graph extended by edge splitting (``swap_start``, :mod:`hopbench.solvers.shortcut._polarity`),
 and the schedule polishes it from ``swap_t1`` instead of melting it: on (1024, 32) that gives 2.0005
-against 2.20 from a random start (best known 1.998).
+against 2.20 from a random start (best known 1.998).  Where neither applies but a plane of degree
+q + 1 <= cap - 1 has at least 4/5 of n vertices, the extra vertices are grown onto its polar lines
+(the ``grown`` base): (1560, 40) starts at 2.0428 and (3250, 57) at 2.0762 (best known 2.038 / 2.070).
 Above 1,024 vertices, where n has no symmetry of at most 64 representatives but n + v (v <= 8) has
 (Graph Golf's (4855, 15) and (1726, 30)), ``overbuild=auto`` anneals that symmetric graph on n + v
 vertices for 80 % of the run, deletes v vertices, pairs their orphaned neighbours, mends the pairs
@@ -309,7 +311,9 @@ class Annealing(Solver):
         "swap_start": Param("auto", "swap mode: the first graph.  random: a random fill of every port; polarity: the "
                                     "Erdos-Renyi polarity graph of PG(2, q) (q = cap - 1 a prime power, q^2 + q + 1 "
                                     "vertices; or q = cap without one point's closed neighbourhood, q^2 - 1), extended "
-                                    "by edge splitting (an empty base, n within 9/8 of that order; no symmetry), "
+                                    "by edge splitting (an empty base, n within 9/8 of that order; no symmetry); else "
+                                    "the plane of the largest prime power q <= cap - 2 with extra vertices joined to "
+                                    "points of its lines (n within 5/4 of its order); "
                                     "polished from swap_t1 rather than melted at ODP's start temperature; auto: "
                                     "polarity where it applies, cap >= 16 and symmetry is 0 or 1, else random",
                             choices=("auto", "random", "polarity"), tunable=False),
@@ -653,8 +657,8 @@ def _polarity_start(problem: ShortcutProblem, cfg: dict[str, Any], rng: np.rando
     if kind == "polarity":
         if not q:
             raise HopbenchError(f"swap_start=polarity needs an empty base and n within 9/8 of q^2 + q + 1 (q = cap - 1) "
-                                f"or of q^2 - 1 (q = cap), q a prime power; n = {n}, cap = {cap} is neither (use "
-                                "swap_start=random)")
+                                f"or of q^2 - 1 (q = cap), or within 5/4 of q^2 + q + 1 (q <= cap - 2), q a prime "
+                                f"power; n = {n}, cap = {cap} is none of these (use swap_start=random)")
         if symmetry > 1:
             raise HopbenchError("swap_start=polarity has no rotational symmetry; use symmetry=0 or 1 with it")
     elif not q or symmetry > 1 or cap < POLARITY_MIN_AUTO_CAP:
