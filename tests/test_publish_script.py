@@ -93,3 +93,34 @@ def test_a_partial_rerun_needs_the_earlier_publish_in_the_store(tmp_path):
         assert out.stderr.strip().splitlines()[-1].startswith("error: ONLY re-runs part of")
         assert message in out.stderr
     assert not (tmp_path / "ran").exists() and not (tmp_path / "missing.db").exists()
+
+
+def test_a_partial_rerun_keeps_a_commands_own_instance_selection(tmp_path):
+    """ONLY narrows each command of a suite; where the command names its own instances (graphgolf's lift-tabu
+    runs only on (512, 4)), ONLY must not widen it: a later --instances would replace the command's own.  The
+    script's run() and hb_run() are exercised with a `hopbench` that logs its arguments and lists a suite."""
+    text = SCRIPT.read_text()
+    functions = "\n".join(text[text.index(f"\n{name}() {{") + 1:].split("\n}\n", 1)[0] + "\n}"
+                          for name in ("run", "hb_run"))
+    log = tmp_path / "calls"
+    fake = tmp_path / "bin" / "hopbench"
+    fake.parent.mkdir()
+    ids = ["empty:512/cap4/b1024/golf", "empty:512/cap8/b2048/golf", "empty:1560/cap40/b31200/golf"]
+    listing = '{"instances": [' + ", ".join(f'{{"id": "{i}"}}' for i in ids) + "]}"
+    fake.write_text(f"#!/bin/sh\nif [ \"$1\" = instances ]; then echo '{listing}'; exit 0; fi\n"
+                    f"echo \"$*\" >> {log}\n")
+    fake.chmod(0o755)
+    script = (f"{functions}\nCOMMANDS=()\nSTORE=s\nJOBS=1\nEXTRA=\nONLY=x\n"
+              "ONLY_LIST=('empty:1560/cap40/*' 'empty:512/*')\n"
+              "hb_run --suite graphgolf --instances 'empty:512/cap4/*' --solver lift-tabu\n"
+              "hb_run --suite graphgolf --solver annealing\n")
+    env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["bash", "-c", script], check=True, env=env, capture_output=True, text=True)
+    runs = [line for line in log.read_text().splitlines() if "none-such" not in line]
+    assert runs == [
+        "run --suite graphgolf --instances empty:512/cap4/* --solver lift-tabu --instances empty:512/cap4/b1024/golf "
+        "--rerun all --storage s --jobs 1 --no-progress --allow-failures",
+        "run --suite graphgolf --solver annealing --instances empty:1560/cap40/* --rerun all --storage s --jobs 1 "
+        "--no-progress --allow-failures",
+        "run --suite graphgolf --solver annealing --instances empty:512/* --rerun all --storage s --jobs 1 "
+        "--no-progress --allow-failures"]
