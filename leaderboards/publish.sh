@@ -130,17 +130,34 @@ hb_run() {  # one `hopbench run` of the publish, with the shared arguments
     run hopbench run "$@" --storage "$STORE" --jobs "$JOBS" --no-progress --allow-failures $EXTRA
     return
   fi
-  local glob
+  local glob selection arg prev="" own="" suite=""
+  for arg in "$@"; do
+    [ "$prev" = "--instances" ] && own=$arg
+    [ "$prev" = "--suite" ] && suite=$arg
+    prev=$arg
+  done
   for glob in "${ONLY_LIST[@]}"; do
-    # (a glob this command's selection leaves empty, e.g. a small instance under --min-nodes, is skipped)
-    # (the probe names a solver that does not exist: it runs nothing, and its one-line error says
-    # whether the selection was empty first)
-    probe=$(hopbench run "$@" --instances "$glob" --storage "$STORE" --solver none-such 2>&1 >/dev/null || true)
-    if [[ "$probe" == *"has no instance"* ]]; then
-      continue
+    selection=("$glob")
+    if [ -n "$own" ]; then
+      # the command picks its own instances (a later --instances would replace them, not narrow them):
+      # re-run each instance that both globs match
+      mapfile -t selection < <(hopbench instances "$suite" --json | python3 -c '
+import fnmatch, json, sys
+for item in json.load(sys.stdin)["instances"]:
+    if fnmatch.fnmatchcase(item["id"], sys.argv[1]) and fnmatch.fnmatchcase(item["id"], sys.argv[2]):
+        print(item["id"])' "$own" "$glob")
     fi
-    run hopbench run "$@" --instances "$glob" --rerun all --storage "$STORE" --jobs "$JOBS" --no-progress \
-      --allow-failures $EXTRA
+    for glob in "${selection[@]}"; do
+      # (a glob this command's selection leaves empty, e.g. a small instance under --min-nodes, is skipped)
+      # (the probe names a solver that does not exist: it runs nothing, and its one-line error says
+      # whether the selection was empty first)
+      probe=$(hopbench run "$@" --instances "$glob" --storage "$STORE" --solver none-such 2>&1 >/dev/null || true)
+      if [[ "$probe" == *"has no instance"* ]]; then
+        continue
+      fi
+      run hopbench run "$@" --instances "$glob" --rerun all --storage "$STORE" --jobs "$JOBS" --no-progress \
+        --allow-failures $EXTRA
+    done
   done
 }
 
