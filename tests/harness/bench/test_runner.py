@@ -220,7 +220,8 @@ def test_kill_9_then_rerun_records_every_cell_exactly_once(tmp_path):
 def test_rerun_failed_replaces_failed_rows_only(tmp_path):
     db = tmp_path / "r.db"
     suite = small_suite(tmp_path)
-    base = ["run", "--suite", suite, "--storage", f"sqlite:///{db}", "--no-progress", "--time-limit", "1"]
+    # one job: one sandbox to start and warm up (two cells per solver need no parallelism here)
+    base = ["run", "--suite", suite, "--storage", f"sqlite:///{db}", "--no-progress", "--time-limit", "1", "--jobs", "1"]
     assert hopbench(*base, "--solver", "random,test-raiser", env_extra=PLUGIN).returncode == 1
     first = {x["cell_key"]: x for x in rows(db)}
     assert hopbench(*base, "--solver", "random,test-raiser", "--rerun", "failed", env_extra=PLUGIN).returncode == 1
@@ -285,7 +286,8 @@ def test_bad_inputs_exit_2_and_lose_nothing(tmp_path, capsys):
     db = tmp_path / "b.db"
     suite = small_suite(tmp_path)
     store = f"sqlite:///{db}"
-    assert hopbench("run", "--suite", suite, "--solver", "random", "--storage", store, "--no-progress").returncode == 0
+    assert hopbench("run", "--suite", suite, "--solver", "random", "--storage", store, "--no-progress",
+                    "--jobs", "1").returncode == 0
     before = rows(db)
     assert len(before) == 2
     bad_toml = tmp_path / "bad.toml"
@@ -329,7 +331,7 @@ def test_bad_inputs_exit_2_and_lose_nothing(tmp_path, capsys):
 def test_another_time_limit_is_another_cell(tmp_path):
     db = tmp_path / "t.db"
     base = ["run", "--suite", small_suite(tmp_path), "--solver", "random", "--storage", f"sqlite:///{db}",
-            "--no-progress"]
+            "--no-progress", "--jobs", "1"]
     assert hopbench(*base, "--time-limit", "5").returncode == 0
     r = hopbench(*base, "--time-limit", "7")
     assert r.returncode == 0 and "0 already recorded, 2 to run" in r.stderr

@@ -100,7 +100,7 @@ def test_routing_references_fall_back_to_the_load_bound_and_sigma4_asks_for_a_re
         best_known_objectives(suite.instances, store, "routes")
 
 
-def test_a_study_records_every_run_and_starts_from_the_defaults(tmp_path):
+def test_a_study_records_every_run_and_starts_from_the_defaults(tmp_path, capsys):
     db = tmp_path / "t.db"
     r = hopbench("tune", "vrs", "--suite", mini_suite(tmp_path), "--trials", "4", "--seeds", "2", "--time-limit", "5",
                  "--storage", f"sqlite:///{db}", "--study", "s1", "--save", "--json")
@@ -124,16 +124,26 @@ def test_a_study_records_every_run_and_starts_from_the_defaults(tmp_path):
              "--study", "s1"]
     r = hopbench(*again, "--seeds", "2", "--time-limit", "5", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["n_trials"] == 5, r.stderr
-    r = hopbench(*again, "--seeds", "3", "--time-limit", "5")
-    assert r.returncode == 2 and "was created with seeds [1, 2]" in r.stderr, r.stderr
-    r = hopbench(*again, "--seeds", "2")  # no --time-limit: the default 60 s, not the 5 s the study used
-    assert r.returncode == 2 and "time limit 5 s per run (now 60 s)" in r.stderr, r.stderr
+    # the refusals in this process (the same main() as the command; they end before any trial runs, so a fresh
+    # interpreter each would only add its start-up)
+    from hopbench.harness.cli import main
+
+    def refused(*args) -> str:
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        err = capsys.readouterr().err
+        assert code == 2, (args, err)
+        return err
+
+    err = refused(*again, "--seeds", "3", "--time-limit", "5")
+    assert "was created with seeds [1, 2]" in err, err
+    err = refused(*again, "--seeds", "2")  # no --time-limit: the default 60 s, not the 5 s the study used
+    assert "time limit 5 s per run (now 60 s)" in err, err
     # nor may another --fix or --tune: the best trial's parameters would be reported with the wrong held ones
-    r = hopbench(*again, "--seeds", "2", "--time-limit", "5", "--fix", "k=3")
-    assert r.returncode == 2 and "was created with --fix nothing" in r.stderr and "tuned parameters" in r.stderr, \
-        r.stderr
-    r = hopbench(*again, "--seeds", "2", "--time-limit", "5", "--tune", "k")
-    assert r.returncode == 2 and "the tuned parameters" in r.stderr, r.stderr
+    err = refused(*again, "--seeds", "2", "--time-limit", "5", "--fix", "k=3")
+    assert "was created with --fix nothing" in err and "tuned parameters" in err, err
+    err = refused(*again, "--seeds", "2", "--time-limit", "5", "--tune", "k")
+    assert "the tuned parameters" in err, err
 
 
 def test_two_workers_share_one_study(tmp_path):

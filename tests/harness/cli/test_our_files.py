@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -109,22 +110,24 @@ def test_output_errors_are_one_line_and_leave_no_file(tmp_path, target, words):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_board_md_hopbench_did_not_write_needs_force(tmp_path, store):
+def test_a_board_md_hopbench_did_not_write_needs_force(tmp_path, store, cli):
+    # in this process (the same main() as the command): the point is the files, not the process boundary
     out = tmp_path / "lb"
     args = ["board", "--storage", f"sqlite:///{store}", "--suite", "mini", "-o", out, "--no-plots"]
-    assert hopbench(*args).returncode == 0
-    assert hopbench(*args).returncode == 0  # its own files: rebuilt without a word
+    assert cli(*args)[0] == 0
+    assert cli(*args)[0] == 0  # its own files: rebuilt without a word
     (out / "mini" / "board.md").write_text("my own notes")
-    assert "board.md: hopbench did not write it" in one_line_error(hopbench(*args))
+    code, _, err = cli(*args)
+    assert "board.md: hopbench did not write it" in one_line_error(SimpleNamespace(returncode=code, stderr=err))
     assert (out / "mini" / "board.md").read_text() == "my own notes"
-    assert hopbench(*args, "--force").returncode == 0
+    assert cli(*args, "--force")[0] == 0
     assert (out / "mini" / "board.md").read_text() != "my own notes"
 
 
-def test_a_manifest_placed_by_someone_else_deletes_nothing(tmp_path, store):
+def test_a_manifest_placed_by_someone_else_deletes_nothing(tmp_path, store, cli):
     out = tmp_path / "lb"
     args = ["board", "--storage", f"sqlite:///{store}", "--suite", "mini", "-o", out, "--no-plots"]
-    assert hopbench(*args).returncode == 0
+    assert cli(*args)[0] == 0
     theirs = out / "mini" / "theirs.txt"
     theirs.write_text("theirs")
     manifest = out / "mini" / ".hopbench-manifest.json"
@@ -133,8 +136,8 @@ def test_a_manifest_placed_by_someone_else_deletes_nothing(tmp_path, store):
 
     doc["files"]["theirs.txt"] = hashlib.sha256(b"theirs").hexdigest()  # forged: the signature no longer fits
     manifest.write_text(json.dumps(doc))
-    r = hopbench(*args, "--force")
-    assert r.returncode == 0, r.stderr
+    code, _, err = cli(*args, "--force")
+    assert code == 0, err
     assert theirs.read_text() == "theirs"
 
 

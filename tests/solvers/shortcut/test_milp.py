@@ -103,8 +103,45 @@ def solve(p, *, time_s=60.0, **params):
 SUITE = load_suite("exact-small")
 
 
+def enumerable(p: ShortcutProblem, limit: int) -> bool:
+    """Whether :func:`feasible_sets` lists ``p``'s sets at ``limit`` (rather than None): its walk, step for step,
+    counting the sets instead of keeping them (this runs for every instance at collection, in every worker)."""
+    cand = candidates(p).tolist()
+    free = p.free_ports.tolist()
+    listed = 0
+    size = 0
+
+    def rec(i: int) -> bool:
+        nonlocal listed, size
+        if listed > limit:
+            return False
+        if p.regular:
+            if size == p.budget:
+                listed += 1
+                return True
+        else:
+            listed += 1
+            if size == p.budget:
+                return True
+        for j in range(i, len(cand)):
+            u, v = cand[j]
+            if free[u] and free[v]:
+                free[u] -= 1
+                free[v] -= 1
+                size += 1
+                ok = rec(j + 1)
+                size -= 1
+                free[u] += 1
+                free[v] += 1
+                if not ok:
+                    return False
+        return True
+
+    return rec(0)
+
+
 def _enumerable(limit: int) -> list:
-    return [i for i in SUITE.instances if feasible_sets(i.problem(), limit) is not None]
+    return [i for i in SUITE.instances if enumerable(i.problem(), limit)]
 
 
 SMALL = _enumerable(ENUM_LIMIT)
