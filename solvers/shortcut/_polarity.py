@@ -27,14 +27,14 @@ result with swaps.  The base with the fewest extra vertices wins: (1024, 32) is 
 A third base, ``grown``, serves degrees with neither (d - 1 and d not prime powers: graph golf's
 (1560, 40) and (3250, 57)): ER_q at the largest prime power q <= d - 2 whose order N fits, so that
 each old vertex keeps d - q - 1 free ports, and the n - N extra vertices take those ports.  An extra
-vertex joins points of one polar line (the line of a random pole x, points with the most free ports
-first): every point is adjacent to exactly one point of any line, so a vertex on a fraction f of a
+vertex joins points of one polar line (the line of a pole x, the best of POLE_DRAWS random unused
+points, its points with the most free ports first): every point is adjacent to exactly one point of any line, so a vertex on a fraction f of a
 line reaches a fraction f of the plane in two hops, and a vertex on the whole line would be a copy
 of x.  The extra vertices' remaining ports pair among themselves (a random pairing, repaired by
 edge switches).  It applies when the extra vertices are at most 1/GROWN_SHARE of N, can take every
-free port of the old ones, and the old ports give each at least d/GROWN_PORT_SHARE of its ports.  Before any annealing (seed 1):
-(1560, 40) ASPL 2.0431 (best known 2.038; a random 40-regular graph about 2.32), (3250, 57) 2.0762
-(best known 2.070).
+free port of the old ones, and the old ports give each at least d/GROWN_PORT_SHARE of its ports.
+Before any annealing (seed 1): (1560, 40) ASPL 2.04083 (best known 2.038; a random 40-regular graph
+about 2.32), (3250, 57) 2.07499 (best known 2.070).
 """
 from __future__ import annotations
 
@@ -246,8 +246,12 @@ def _split(A: np.ndarray, adj: list[set[int]], d: int, rng: np.random.Generator,
             adj[v].add(s)
             adj[s].add(v)
             need -= 1
-    order_ = rng.permutation(len(spare)).tolist()
-    spare = [spare[i] for i in order_]
+    _pair_spare_ports([spare[i] for i in rng.permutation(len(spare)).tolist()], adj)
+    return True
+
+
+def _pair_spare_ports(spare: list[int], adj: list[set[int]]) -> None:
+    """Join vertices with a free port pairwise, in the given order, where the pair is not yet an edge."""
     while len(spare) >= 2:
         a = spare.pop()
         partner = next((s for s in spare if s not in adj[a]), None)
@@ -255,7 +259,6 @@ def _split(A: np.ndarray, adj: list[set[int]], d: int, rng: np.random.Generator,
             spare.remove(partner)
             adj[a].add(partner)
             adj[partner].add(a)
-    return True
 
 
 def _grow(A: np.ndarray, adj: list[set[int]], d: int, rng: np.random.Generator,
@@ -296,14 +299,7 @@ def _grow(A: np.ndarray, adj: list[set[int]], d: int, rng: np.random.Generator,
             adj[v].add(y)
             adj[y].add(v)
             free[y] -= 1
-    spare = rng.permutation(np.flatnonzero(free > 0)).tolist()
-    while len(spare) >= 2:
-        a = spare.pop()
-        partner = next((s for s in spare if s not in adj[a]), None)
-        if partner is not None:
-            spare.remove(partner)
-            adj[a].add(partner)
-            adj[partner].add(a)
+    _pair_spare_ports(rng.permutation(np.flatnonzero(free > 0)).tolist(), adj)
     if should_stop():
         return False
     # the extra vertices' other ports: a random pairing; the clashes (a loop, a repeated edge) are

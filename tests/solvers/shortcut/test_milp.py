@@ -28,22 +28,23 @@ def problem(spec, cap, budget, objective="aspl", **kw):
     return ShortcutProblem(parse_spec(spec), cap, budget, objective, base_spec=spec, **kw)
 
 
-def feasible_sets(p: ShortcutProblem, limit: int):
-    """Every feasible shortcut set (sizes 0..budget), or None when there are more than ``limit``."""
+def _walk(p: ShortcutProblem, limit: int, keep: bool) -> list | None:
+    """Walk every feasible shortcut set (sizes 0..budget; only full ones when the problem is regular), keeping
+    them if ``keep``; None when there are more than ``limit``."""
     cand = candidates(p).tolist()
-    free = p.free_ports.copy()
+    free = p.free_ports.tolist()
     out: list[list[tuple[int, int]]] = []
     chosen: list[tuple[int, int]] = []
+    listed = 0
 
     def rec(i: int) -> bool:
-        if len(out) > limit:
+        nonlocal listed
+        if listed > limit:
             return False
-        if p.regular:
-            if len(chosen) == p.budget:
+        if not p.regular or len(chosen) == p.budget:
+            listed += 1
+            if keep:
                 out.append(list(chosen))
-                return True
-        else:
-            out.append(list(chosen))
             if len(chosen) == p.budget:
                 return True
         for j in range(i, len(cand)):
@@ -61,6 +62,11 @@ def feasible_sets(p: ShortcutProblem, limit: int):
         return True
 
     return out if rec(0) else None
+
+
+def feasible_sets(p: ShortcutProblem, limit: int):
+    """Every feasible shortcut set (sizes 0..budget), or None when there are more than ``limit``."""
+    return _walk(p, limit, keep=True)
 
 
 def brute_force(p: ShortcutProblem, limit: int = ENUM_LIMIT) -> float | None:
@@ -104,40 +110,9 @@ SUITE = load_suite("exact-small")
 
 
 def enumerable(p: ShortcutProblem, limit: int) -> bool:
-    """Whether :func:`feasible_sets` lists ``p``'s sets at ``limit`` (rather than None): its walk, step for step,
-    counting the sets instead of keeping them (this runs for every instance at collection, in every worker)."""
-    cand = candidates(p).tolist()
-    free = p.free_ports.tolist()
-    listed = 0
-    size = 0
-
-    def rec(i: int) -> bool:
-        nonlocal listed, size
-        if listed > limit:
-            return False
-        if p.regular:
-            if size == p.budget:
-                listed += 1
-                return True
-        else:
-            listed += 1
-            if size == p.budget:
-                return True
-        for j in range(i, len(cand)):
-            u, v = cand[j]
-            if free[u] and free[v]:
-                free[u] -= 1
-                free[v] -= 1
-                size += 1
-                ok = rec(j + 1)
-                size -= 1
-                free[u] += 1
-                free[v] += 1
-                if not ok:
-                    return False
-        return True
-
-    return rec(0)
+    """Whether :func:`feasible_sets` lists ``p``'s sets at ``limit``: the same walk, counting the sets instead of
+    keeping them (this runs for every instance at collection, in every worker)."""
+    return _walk(p, limit, keep=False) is not None
 
 
 def _enumerable(limit: int) -> list:
