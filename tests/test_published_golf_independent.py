@@ -90,6 +90,13 @@ def _simple(edges: np.ndarray, n: int) -> None:
     assert np.unique(key).size == key.size, "a repeated edge"
 
 
+def _assert_distances(n: int, edges: np.ndarray, metrics: dict) -> None:
+    diameter, total, connected = distance_profile(n, edges)
+    assert connected, "the graph is not connected"
+    assert diameter == metrics["diameter"]
+    assert total / (n * (n - 1)) == pytest.approx(metrics["aspl"], rel=1e-12)
+
+
 def check_order_degree(doc: dict) -> None:
     problem = doc["problem"]
     assert problem["base"].startswith("empty:"), problem["base"]
@@ -98,10 +105,7 @@ def check_order_degree(doc: dict) -> None:
     _simple(edges, n)
     assert edges.shape[0] <= int(problem["budget"])
     assert np.bincount(edges.ravel(), minlength=n).max() <= cap
-    diameter, total, connected = distance_profile(n, edges)
-    assert connected, "the graph is not connected"
-    assert diameter == doc["metrics"]["diameter"]
-    assert total / (n * (n - 1)) == pytest.approx(doc["metrics"]["aspl"], rel=1e-12)
+    _assert_distances(n, edges, doc["metrics"])
 
 
 def check_grid(doc: dict) -> None:
@@ -113,10 +117,7 @@ def check_grid(doc: dict) -> None:
     x, y = edges // height, edges % height  # vertex x * H + y: column x, row y
     assert np.all(np.abs(x[:, 0] - x[:, 1]) + np.abs(y[:, 0] - y[:, 1]) <= length), "an edge past the cable length"
     assert np.bincount(edges.ravel(), minlength=n).max() <= degree
-    diameter, total, connected = distance_profile(n, edges)
-    assert connected, "the graph is not connected"
-    assert diameter == doc["metrics"]["diameter"]
-    assert total / (n * (n - 1)) == pytest.approx(doc["metrics"]["aspl"], rel=1e-12)
+    _assert_distances(n, edges, doc["metrics"])
 
 
 def check_hostswitch(doc: dict) -> None:
