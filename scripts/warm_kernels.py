@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 #: solvers split evenly among them (numba compile events, one solver per process; a busy machine, so only the
 #: ratios matter).  A solver missing here counts as the median.
 COMPILE_S = {"angara-bfs": 72, "angara-ga": 37, "angara-sssp": 41, "annealing": 205, "dor": 24, "edgecut-full": 98,
-             "edgecut-lite": 48, "equality-ga": 17, "grid-annealing": 48, "hostswitch-annealing": 46, "lift-tabu": 99,
-             "milp": 97, "random": 15, "random-matching": 25, "simulator": 90, "vrs": 48}
+             "edgecut-lite": 48, "equality-ga": 17, "grid-annealing": 24, "grid-tempering": 24, "hostswitch-annealing": 46,
+             "lift-tabu": 99, "milp": 97, "random": 15, "random-matching": 25, "simulator": 90, "vrs": 48}
 #: solvers whose warm-ups compile the same distance-engine kernels (the bit-parallel BFS and the batched scorers,
 #: about a third of all compiling): one share warms them all, or each share would compile those kernels again
 SHARED_ENGINE = ("annealing", "edgecut-full", "edgecut-lite", "milp", "random", "random-matching", "vrs")

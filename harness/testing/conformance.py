@@ -106,11 +106,9 @@ def check_exercised(name: str) -> None:
 
 
 def check_valid_within_time_limit(name: str, problem: Any, *, time_limit: float = TIME_LIMIT,
-                                  loaded_cores: int | None = None, params: dict[str, Any] | None = None) -> None:
-    """Valid solution, the time-limit rule under load, and a monotone trace (``params``: a setting other
-    than the defaults)."""
-    params = params or {}
-    solver = solvers.create(name, **params)
+                                  loaded_cores: int | None = None) -> None:
+    """Valid solution, the time-limit rule under load, and a monotone trace."""
+    solver = solvers.create(name)
     skipped, reason = solver.skip(problem)
     if skipped:
         assert reason, "a solver that declines a problem must say why"
@@ -119,7 +117,7 @@ def check_valid_within_time_limit(name: str, problem: Any, *, time_limit: float 
     # compiles (or loads from numba's cache) what this very problem needs, so its own clock is generous:
     # a solver with no partial answer (a traffic simulation) must finish it, however slow the loading
     warm_up_solver(name)
-    execute(solvers.create(name, **params), problem, seed=11, budget=Budget(time_s=WARM_RUN_SECONDS, evaluations=1))
+    execute(solvers.create(name), problem, seed=11, budget=Budget(time_s=WARM_RUN_SECONDS, evaluations=1))
     with busy_cores(loaded_cores):
         start = time.perf_counter()
         outcome = execute(solver, problem, seed=11, budget=Budget(time_s=time_limit))
@@ -137,14 +135,13 @@ def check_valid_within_time_limit(name: str, problem: Any, *, time_limit: float 
                for a, b in zip(outcome.trace, outcome.trace[1:])), f"{name}: a trace counter went back"
 
 
-def check_same_seed_same_solution(name: str, problem: Any, *, params: dict[str, Any] | None = None) -> None:
+def check_same_seed_same_solution(name: str, problem: Any) -> None:
     """Under an evaluation budget (clock-free), a seed fixes the solution."""
-    params = params or {}
-    if solvers.create(name, **params).skip(problem)[0]:
+    if solvers.create(name).skip(problem)[0]:
         return
     budget = SAME_SEED_BUDGET
-    first = execute(solvers.create(name, **params), problem, seed=5, budget=budget)
-    second = execute(solvers.create(name, **params), problem, seed=5, budget=budget)
+    first = execute(solvers.create(name), problem, seed=5, budget=budget)
+    second = execute(solvers.create(name), problem, seed=5, budget=budget)
     assert _comparable(first.solution) == _comparable(second.solution), f"{name}: seed 5 gave two solutions"
     if budget.evaluations and first.evaluations:
         # a solver may finish one batch past the limit, not arbitrarily far

@@ -70,6 +70,7 @@ BUILTIN: dict[str, tuple[str, tuple[str, ...]]] = {
     "simulator": ("hopbench.solvers.traffic.simulator:TrafficSimulator", ("traffic",)),
     "hostswitch-annealing": ("hopbench.solvers.hostswitch.annealing:HostSwitchAnnealing", ("hostswitch",)),
     "grid-annealing": ("hopbench.solvers.grid.annealing:GridAnnealing", ("grid",)),
+    "grid-tempering": ("hopbench.solvers.grid.tempering:GridTempering", ("grid",)),
 }
 
 #: the solver classes shipped with hopbench, as ``"module:Class"``: the only ones trusted to keep
