@@ -3,13 +3,13 @@ with its kernel state (:mod:`hopbench.solvers.grid._kernel`) and its best graph.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from hopbench.harness.errors import HopbenchError
 from hopbench.harness.problems.grid.problem import GridProblem, golf_value
-from hopbench.solvers.contract import Reporter
+from hopbench.solvers.contract import Budget, Reporter, Solver
 
 #: seconds of one kernel call between polls of the budget
 TIME_SLICE = 0.05
@@ -73,6 +73,28 @@ def symmetry_declined(problem: GridProblem, g: int) -> tuple[bool, str]:
     if g == 4 and problem.width != problem.height:
         return True, f"symmetry 4 (quarter turns) needs a square grid, not {problem.width} x {problem.height}"
     return False, ""
+
+
+class GridSolver(Solver):
+    """What the grid solvers share as solvers: their kind, the rotation orders they decline, their warm-up."""
+
+    kinds = ("grid",)
+    time_bound = True
+    #: the warm-up runs' settings besides the rotation order, and their evaluations
+    warm_up_params: ClassVar[dict[str, Any]] = {}
+    warm_up_evaluations: ClassVar[int] = 256
+
+    def skip(self, problem) -> tuple[bool, str]:
+        skipped, reason = super().skip(problem)
+        if skipped:
+            return skipped, reason
+        return symmetry_declined(problem, int(self.config["symmetry"]))
+
+    def warm_up(self) -> None:
+        budget = Budget(evaluations=self.warm_up_evaluations)
+        for g in (1, 4):  # without and with the symmetry: the kernels' two paths
+            type(self)(symmetry=g, **self.warm_up_params).solve(GridProblem(4, 4, 3, 2), seed=1, budget=budget,
+                                                                report=Reporter(budget))
 
 
 class Space:

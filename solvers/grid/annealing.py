@@ -18,22 +18,22 @@ import time
 import numpy as np
 
 from hopbench.harness.problems.grid.problem import GridProblem, GridSolution
-from hopbench.solvers.contract import Budget, Param, Reporter, Solver
+from hopbench.solvers.contract import Budget, Param, Reporter
 from hopbench.solvers.contract.registry import register
-from hopbench.solvers.grid._search import (AUTO_MIN_CELLS, TIME_SLICE, BestOffer, Space, Walker, auto_symmetry,
-                                           cells_near, edges_of, representatives, rotations, symmetry_declined)
+from hopbench.solvers.grid._search import (AUTO_MIN_CELLS, TIME_SLICE, BestOffer, GridSolver, Space, Walker,
+                                           auto_symmetry, cells_near, edges_of, representatives, rotations)
 
 #: random moves measured to set the starting temperature
 CALIBRATION_MOVES = 32
 
 
 @register
-class GridAnnealing(Solver):
+class GridAnnealing(GridSolver):
     name = "grid-annealing"
-    kinds = ("grid",)
-    time_bound = True
     description = ("Simulated annealing of a grid graph: 2-opt swaps that keep the cable length, exact bit-parallel "
                    "evaluation with an early stop, optional rotational symmetry of order 2 or 4 (ODP's grid SA)")
+    #: enough evaluations for the temperature calibration too (short budgets skip it)
+    warm_up_evaluations = 8 * CALIBRATION_MOVES
     params = {
         "symmetry": Param(0, "rotation order the graph keeps: 1, 2, 4 (4 needs a square grid), 0 = automatic "
                              "(none below 64 cells, else 4 on a square grid and 2 otherwise)",
@@ -50,22 +50,7 @@ class GridAnnealing(Solver):
                        tunable=False, minimum=1, loop=True),
     }
 
-    def skip(self, problem) -> tuple[bool, str]:
-        skipped, reason = super().skip(problem)
-        if skipped:
-            return skipped, reason
-        return symmetry_declined(problem, int(self.config["symmetry"]))
-
-    def warm_up(self) -> None:
-        from hopbench.harness.problems.grid.problem import GridProblem as P
-
-        # enough evaluations for the temperature calibration too (short budgets skip it)
-        budget = Budget(evaluations=8 * CALIBRATION_MOVES)
-        for g in (1, 4):
-            GridAnnealing(symmetry=g).solve(P(4, 4, 3, 2), seed=1, budget=budget, report=Reporter(budget))
-
     def solve(self, problem: GridProblem, *, seed: int, budget: Budget, report: Reporter) -> GridSolution:
-        cfg = self.config
         space = Space.of(self, problem)
         return self._anneal(space, np.random.default_rng(seed), budget, report)
 

@@ -18,9 +18,9 @@ import time
 import numpy as np
 
 from hopbench.harness.problems.grid.problem import GridProblem, GridSolution
-from hopbench.solvers.contract import Budget, Param, Reporter, Solver
+from hopbench.solvers.contract import Budget, Param, Reporter
 from hopbench.solvers.contract.registry import register
-from hopbench.solvers.grid._search import TIME_SLICE, BestOffer, Space, Walker, edges_of, symmetry_declined
+from hopbench.solvers.grid._search import TIME_SLICE, BestOffer, GridSolver, Space, Walker, edges_of
 from hopbench.solvers.grid.annealing import GridAnnealing
 
 
@@ -33,12 +33,12 @@ def exchange_probability(e_i: float, e_j: float, t_i: float, t_j: float) -> floa
 
 
 @register
-class GridTempering(Solver):
+class GridTempering(GridSolver):
     name = "grid-tempering"
-    kinds = ("grid",)
-    time_bound = True
     description = ("Replica exchange (parallel tempering) of grid graphs: walkers at fixed temperatures with "
                    "grid-annealing's moves and evaluation, neighbours swapping graphs by the Metropolis rule")
+    warm_up_params = {"replicas": 2, "sweep": 50}
+    warm_up_evaluations = 400
     params = {
         "symmetry": GridAnnealing.params["symmetry"],
         "far_weight": GridAnnealing.params["far_weight"],
@@ -53,20 +53,6 @@ class GridTempering(Solver):
         "moves": Param(2_000_000, "evaluations of a run with neither a time limit nor an evaluation budget",
                        tunable=False, minimum=1, loop=True),
     }
-
-    def skip(self, problem) -> tuple[bool, str]:
-        skipped, reason = super().skip(problem)
-        if skipped:
-            return skipped, reason
-        return symmetry_declined(problem, int(self.config["symmetry"]))
-
-    def warm_up(self) -> None:
-        from hopbench.harness.problems.grid.problem import GridProblem as P
-
-        budget = Budget(evaluations=400)
-        for g in (1, 4):
-            GridTempering(symmetry=g, replicas=2, sweep=50).solve(P(4, 4, 3, 2), seed=1, budget=budget,
-                                                                  report=Reporter(budget))
 
     def solve(self, problem: GridProblem, *, seed: int, budget: Budget, report: Reporter) -> GridSolution:
         from hopbench.solvers.grid import _kernel as K
