@@ -67,7 +67,6 @@ def auto_symmetry(problem: GridProblem) -> int:
 AUTO_MIN_CELLS = 64
 
 
-
 def symmetry_declined(problem: GridProblem, g: int) -> tuple[bool, str]:
     """(declined, why) for a rotation order the grid cannot keep."""
     if g == 4 and problem.width != problem.height:

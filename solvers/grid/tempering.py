@@ -17,11 +17,15 @@ import time
 
 import numpy as np
 
+from hopbench.harness.errors import HopbenchError
 from hopbench.harness.problems.grid.problem import GridProblem, GridSolution
 from hopbench.solvers.contract import Budget, Param, Reporter
 from hopbench.solvers.contract.registry import register
 from hopbench.solvers.grid._search import TIME_SLICE, BestOffer, GridSolver, Space, Walker, edges_of
 from hopbench.solvers.grid.annealing import GridAnnealing
+
+#: the most memory the walkers' BFS state may take
+WALKER_MEMORY_CAP = 2 * 2**30
 
 
 def exchange_probability(e_i: float, e_j: float, t_i: float, t_j: float) -> float:
@@ -61,6 +65,12 @@ class GridTempering(GridSolver):
         space = Space.of(self, problem)
         rng = np.random.default_rng(seed)
         count = int(cfg["replicas"])
+        # each walker holds two bit-parallel BFS frontiers of n x words 64-bit words: refuse before allocating
+        need = count * 2 * problem.n * space.words * 8
+        if need > WALKER_MEMORY_CAP:
+            raise HopbenchError(f"{self.name}: {count} replicas of a {problem.width} x {problem.height} grid need "
+                                f"{need / 2**30:.1f} GiB of BFS state (cap {WALKER_MEMORY_CAP / 2**30:g} GiB); "
+                                "use fewer replicas or a rotational symmetry")
         temps = np.geomspace(float(cfg["temp_low"]), float(cfg["temp_high"]), count)
         walkers = [Walker(space, rng) for _ in range(count)]
         t0 = time.perf_counter()

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 from hopbench import solvers
+from hopbench.harness.errors import HopbenchError
 from hopbench.harness.problems.grid.problem import GridProblem
-from hopbench.solvers.contract import Budget
+from hopbench.solvers.contract import Budget, Reporter
 from hopbench.solvers.contract.execution import execute
 from hopbench.solvers.grid.annealing import rotations
-from hopbench.solvers.grid.tempering import exchange_probability
+from hopbench.solvers.grid.tempering import GridTempering, exchange_probability
 from tests.harness.problems.grid.test_problem import networkx_metrics
 
 
@@ -65,3 +66,10 @@ def test_better_than_one_annealing_run_at_equal_evaluations():
     one = _run("grid-annealing", p, evaluations=400_000).evaluate().total_distance
     exchanged = _run("grid-tempering", p, evaluations=400_000).evaluate().total_distance
     assert exchanged < one
+
+
+def test_replicas_whose_state_would_not_fit_are_refused_before_any_allocation():
+    # 8 walkers of a 200 x 200 grid without symmetry: 2 x 40,000 x 625 words of 8 bytes each, 3.0 GiB
+    with pytest.raises(HopbenchError, match="replicas of a 200 x 200 grid need 3.0 GiB"):
+        GridTempering(symmetry=1).solve(GridProblem(200, 200, 4, 2), seed=1, budget=Budget(evaluations=1),
+                                        report=Reporter(Budget(evaluations=1)))
