@@ -249,10 +249,11 @@ publish_angara2021-traffic() {
 publish_koibuchi2012-traffic() {
   # Koibuchi et al. 2012 Sect. IV: the 64-switch networks (24 cells, about 15 minutes on 2 cores) and the 256-switch
   # ones without faults (18 cells, 1 to 27 minutes each, about 125 minutes of cell time; the glob matches the
-  # 256-switch instances, 8 hosts a switch, and not the faulty DLN-2-6's, whose ids name their faults).  The faulty
-  # DLN-2-6 (6 cells of about 10 to 20 minutes) is not published yet.
+  # 256-switch instances, 8 hosts a switch, and not the faulty DLN-2-6's, whose ids name their faults), and the faulty
+  # DLN-2-6 under uniform traffic (3 cells, 14 to 18 minutes each).  Its bit-reversal runs are not published yet.
   hb_run --suite koibuchi2012-traffic --max-nodes 64 --solver simulator
   hb_run --suite koibuchi2012-traffic --instances '*;endpoints=8;load=*' --solver simulator
+  hb_run --suite koibuchi2012-traffic --instances 'dlnr:256:6/uniform/*;faults=*' --solver simulator
 }
 
 publish_equality2022-traffic() {
