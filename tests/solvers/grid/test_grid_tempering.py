@@ -73,3 +73,9 @@ def test_replicas_whose_state_would_not_fit_are_refused_before_any_allocation():
     with pytest.raises(HopbenchError, match="replicas of a 200 x 200 grid need 3.0 GiB"):
         GridTempering(symmetry=1).solve(GridProblem(200, 200, 4, 2), seed=1, budget=Budget(evaluations=1),
                                         report=Reporter(Budget(evaluations=1)))
+
+
+@pytest.mark.parametrize("setting", [{"temp_high": float("inf")}, {"temp_low": 0.0}, {"replicas": 1}, {"sweep": 0}])
+def test_a_temperature_ladder_that_cannot_run_is_refused_in_one_line(setting):
+    with pytest.raises(HopbenchError, match="parameter (temp_high|temp_low|replicas|sweep) must be"):
+        solvers.create("grid-tempering", **setting)
