@@ -154,10 +154,11 @@ class Walker:
         self.ivars[K.I_DSTAR] = self.ivars[K.I_BOUND] = space.bound_d
         self.best_nbr, self.best_deg = self.nbr.copy(), self.deg.copy()
         self._out = np.zeros(4, np.float64)
+        self.kernel = K  # imported when a run starts, so that listing the solvers loads no numba
 
     def remeasure(self) -> None:
         """The current graph's energy, sum, diameter and unreached pairs, measured in full."""
-        from hopbench.solvers.grid import _kernel as K
+        K = self.kernel
 
         iv, fv, out = self.ivars, self.fvars, self._out
         K.measure(self.nbr, self.deg, *self.space.measuring, iv[K.I_DSTAR], fv[K.F_LAM], np.inf, self.A, self.B,
@@ -166,7 +167,7 @@ class Walker:
         iv[K.I_DIAM], iv[K.I_UNREACHED] = int(out[2]), int(out[3])
 
     def keep_as_best(self) -> None:
-        from hopbench.solvers.grid import _kernel as K
+        K = self.kernel
 
         iv, fv = self.ivars, self.fvars
         iv[K.I_BEST_DIAM], fv[K.F_BEST_S], iv[K.I_BEST_UNREACHED] = iv[K.I_DIAM], fv[K.F_S], iv[K.I_UNREACHED]
@@ -175,15 +176,14 @@ class Walker:
 
     def run(self, moves: int) -> int:
         """``moves`` evaluated moves at the kernel's temperature; returns the evaluations made."""
-        from hopbench.solvers.grid import _kernel as K
-
         s = self.space
-        return int(K.run(self.state, moves, self.nbr, self.deg, self.best_nbr, self.best_deg, *s.moves, *s.measuring,
-                         s.shift_share, self.order, self.A, self.B, self.dist, self.queue, self.ivars, self.fvars))
+        return int(self.kernel.run(self.state, moves, self.nbr, self.deg, self.best_nbr, self.best_deg, *s.moves,
+                                   *s.measuring, s.shift_share, self.order, self.A, self.B, self.dist, self.queue,
+                                   self.ivars, self.fvars))
 
     def best_key(self) -> tuple[int, int, float]:
         """(unreached pairs, diameter, sum) of the best graph: lower is better."""
-        from hopbench.solvers.grid import _kernel as K
+        K = self.kernel
 
         return int(self.ivars[K.I_BEST_UNREACHED]), int(self.ivars[K.I_BEST_DIAM]), float(self.fvars[K.F_BEST_S])
 
@@ -215,13 +215,10 @@ class BestOffer:
         return unreached == 0 and diameter <= self.space.bound_d and total <= self.space.problem._bounds[2] * 2
 
 
-
-
 def edges_of(nbr: np.ndarray, deg: np.ndarray) -> np.ndarray:
+    """The edges (u < v) of a padded neighbour table."""
     n = nbr.shape[0]
     u = np.repeat(np.arange(n, dtype=np.int64), deg)
     v = np.concatenate([nbr[i, :deg[i]] for i in range(n)]) if n else np.empty(0, np.int64)
     keep = u < v
     return np.stack([u[keep], v[keep]], axis=1)
-
-
