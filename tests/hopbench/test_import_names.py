@@ -98,7 +98,9 @@ for name in names:
 by_file = {}
 for key, module in list(sys.modules.items()):
     path = getattr(module, "__file__", None)
-    if path and os.path.realpath(path).startswith(root):  # (scipy registers one of its own .so twice)
+    # the project's own folders only: scipy registers one of its .so twice, and a venv may live inside the checkout
+    if path and os.path.realpath(path).startswith(tuple(os.path.join(root, p) + os.sep for p in
+                                                        ("hopbench", "harness", "solvers", "aliases"))):
         by_file.setdefault(os.path.realpath(path), set()).add(id(module))
 print(json.dumps({"count": len(names), "twice": sorted(p for p, ids in by_file.items() if len(ids) > 1),
                   "old": sorted(k for k in sys.modules if k.partition(".")[0] in ("harness", "solvers"))[:3]}))
