@@ -87,6 +87,9 @@ class Param:
                 raise bad from None
             if math.isnan(out):
                 raise bad
+            if math.isinf(out):
+                # a row's parameters are JSON, where infinity is recorded as null: the row could not say what ran
+                raise HopbenchError(f"parameter {name} must be a finite number, got {value!r}")
         elif t is str:
             if not isinstance(value, str):
                 raise bad

@@ -81,3 +81,15 @@ def test_the_solver_warm_up_hook_runs_once_and_its_failure_is_strict_only(monkey
     warmup.warm_up_solver("dor", {"tie": "negative"})  # lenient: left for the real run
     with pytest.raises(warmup.WarmUpFailed, match=r"^warm-up of solver dor failed in its warm_up\(\): RuntimeError"):
         warmup.warm_up_solver("dor", {"tie": "positive"}, strict=True)
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", float("inf"), "1e400"])
+def test_a_float_parameter_refuses_infinity_in_one_line(value):
+    # a row records its parameters as JSON, where infinity becomes null: the row could not say what ran
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.solvers.contract.solver import Param
+
+    with pytest.raises(HopbenchError, match="temp1 must be a finite number") as info:
+        Param(10.0).coerce("temp1", value)
+    assert "\n" not in str(info.value)
+    assert Param(10.0).coerce("temp1", "1e300") == 1e300
