@@ -14,7 +14,7 @@ from hopbench.harness.errors import HopbenchError
 #: :data:`hopbench.harness.traffic.patterns.PATTERNS` and :data:`hopbench.harness.traffic.study.ROUTINGS`, repeated so
 #: that ``--help`` stays light (tests/harness/cli/test_simulate.py checks they agree)
 PATTERNS = ("uniform", "randperm", "bitrev", "bitcomp", "transpose", "shuffle", "tornado", "neighbor", "hotspot")
-ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "minimal", "table")
+ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "bgal", "minimal", "table")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--routing", required=True, choices=ROUTINGS, metavar="R",
                    help="updown (any graph), adaptive-updown (minimal adaptive, up*/down* escape VC), dor "
                         "(mesh/torus, dateline VCs), hop-vc (minimal adaptive, VC k on hop k), ugal (minimal or "
-                        "sub-shortest first hop by queue x hops, VC k on hop k), minimal (unsafe on cyclic graphs), "
+                        "sub-shortest first hop by queue x hops, VC k on hop k), bgal (ugal, the sub-shortest hop only for "
+                        "pairs with at most 2 shortest paths), minimal (unsafe on cyclic graphs), "
                         "table (a routing-table FILE)")
     p.add_argument("--loads", default=None, metavar="A:B:STEP",
                    help="offered loads, flits/cycle/host: A:B:STEP or A,B,C (default 0.1:0.5:0.1 unless "

@@ -90,7 +90,7 @@ class SimRouting:
     cand_hops: np.ndarray | None = None
 
 
-ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "table", "minimal")
+ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "bgal", "table", "minimal")
 MAX_VCS = 64
 #: tables hold n*n*num_states keys: refuse larger networks before allocating
 MAX_SWITCHES = 4096
@@ -395,10 +395,34 @@ def _sub_shortest(indptr, indices, n, DT, M):
 
 
 @njit(cache=True, parallel=True)
-def _ugal_tables(fill, indptr, indices, n, S, V, DT, M, ptr, port, vlo, vhi, st, esc, hops, rnd):
+def _shortest_path_counts(indptr, indices, n, DT, cap, P):
+    """``P[r, t]``: the number of shortest paths from ``r`` to ``t``, saturating at ``cap`` (each is the sum of
+    its minimal next hops' counts, filled in order of distance to ``t``)."""
+    for t in prange(n):
+        order = np.argsort(DT[t])  # undirected: DT[t, r] == DT[r, t]
+        for i in range(n):
+            r = order[i]
+            if r == t:
+                P[r, t] = 1
+                continue
+            c = 0
+            for e in range(indptr[r], indptr[r + 1]):
+                w = indices[e]
+                if DT[w, t] + 1 == DT[r, t]:
+                    c += P[w, t]
+                    if c >= cap:
+                        c = cap
+                        break
+            P[r, t] = c
+
+
+@njit(cache=True, parallel=True)
+def _ugal_tables(fill, indptr, indices, n, S, V, DT, M, P, limit, ptr, port, vlo, vhi, st, esc, hops, rnd):
     """``ugal``: at hop s (state s) every minimal next hop on VC min(s, V-1), then state s + 1; at the
     source (state 0) also the sub-shortest first hops (neighbours w with ``DT[w, t] == M[r, t]``),
-    after the minimal ones, with their path lengths in ``hops`` and the key marked 2 in ``rnd``."""
+    after the minimal ones, with their path lengths in ``hops`` and the key marked 2 in ``rnd``.
+    ``bgal`` (``limit`` >= 0): the sub-shortest hops only where ``P[r, t]``, the pair's count of shortest
+    paths, is at most ``limit``."""
     for r in prange(n):
         a = indptr[r]
         deg = indptr[r + 1] - a
@@ -423,7 +447,7 @@ def _ugal_tables(fill, indptr, indices, n, S, V, DT, M, ptr, port, vlo, vhi, st,
                                 esc[pos + cnt] = 0
                                 hops[pos + cnt] = DT[r, t]
                             cnt += 1
-                    if s == 0 and M[r, t] >= 0:
+                    if s == 0 and M[r, t] >= 0 and (limit < 0 or P[r, t] <= limit):
                         for k in range(deg):
                             w = indices[a + k]
                             if DT[w, t] == M[r, t]:
@@ -681,31 +705,59 @@ def ugal(graph: Graph, *, num_vcs: int) -> SimRouting:
     at most the diameter + 2).  With fewer VCs the last VC is shared by the later hops and the
     channel-dependency check decides (it finds a cycle on most networks: the routing is then refused).
     """
-    V = _check_vcs(num_vcs, "ugal")
+    return _ugal_family("ugal", graph, num_vcs=num_vcs, limit=-1)
+
+
+#: the Equality paper's bgal threshold (Sect. 3.5.3: "fixed in this work" at 2)
+BGAL_SHORTEST_PATHS = 2
+
+
+def bgal(graph: Graph, *, num_vcs: int) -> SimRouting:
+    """Bottleneck-UGAL (the Equality paper's ``bgal``, Sect. 3.5.3): ``ugal``, but a pair may take a
+    sub-shortest first hop only when it has at most :data:`BGAL_SHORTEST_PATHS` shortest paths (its
+    bottleneck pairs); the others route minimally, as ``hop-vc``."""
+    return _ugal_family("bgal", graph, num_vcs=num_vcs, limit=BGAL_SHORTEST_PATHS)
+
+
+def _ugal_family(name: str, graph: Graph, *, num_vcs: int, limit: int) -> SimRouting:
+    V = _check_vcs(num_vcs, name)
     check_connected(graph)
     n = graph.n
     DT = distance_matrix(graph, dtype=np.int16)
     indptr, indices = _csr(graph)
     M = np.empty((n, n), dtype=np.int16)
     _sub_shortest(indptr, indices, n, DT, M)
+    P = np.zeros((n, n), dtype=np.int32)
+    if limit >= 0:
+        _shortest_path_counts(indptr, indices, n, DT, np.int32(limit + 1), P)
     diameter = int(DT.max()) if n > 1 else 0
-    longest = max(diameter, int(M.max()) + 1 if n > 1 else 0, 1)
+    # the longest route the tables can give (bgal's may be shorter than ugal's: fewer pairs misroute)
+    longest = max(diameter, _longest_misroute(M, P, limit), 1)
     S = longest
-    _check_size(n, S, "ugal")
+    _check_size(n, S, name)
     counts = np.zeros(n * n * S + 1, dtype=np.int64)
     dummy = np.empty(0, np.int32)
-    _ugal_tables(False, indptr, indices, n, S, V, DT, M, counts, dummy, dummy, dummy, dummy,
+    _ugal_tables(False, indptr, indices, n, S, V, DT, M, P, limit, counts, dummy, dummy, dummy, dummy,
                  np.empty(0, np.uint8), dummy, np.empty(0, np.uint8))
     tables = _alloc(counts)
     hops = np.empty(len(tables[1]), np.int32)
     rnd = np.zeros(n * n * S, dtype=np.uint8)
-    _ugal_tables(True, indptr, indices, n, S, V, DT, M, *tables, hops, rnd)
+    _ugal_tables(True, indptr, indices, n, S, V, DT, M, P, limit, *tables, hops, rnd)
+    which = "" if limit < 0 else f" (the sub-shortest ones only for pairs with at most {limit} shortest paths)"
     meta = {"states": [f"hop {k}" for k in range(S)], "longest": longest, "diameter": diameter,
             "choice": "at the source: the least (queued flits on the output port x path hops) of the minimal "
-                      "and sub-shortest first hops, minimal on ties; then every minimal next hop, adaptively",
+                      f"and sub-shortest first hops{which}, minimal on ties; then every minimal next hop, adaptively",
             "vcs": f"VC k on hop k (needs num_vcs >= {longest})" if V >= longest else
                    f"VC min(k, {V - 1}) on hop k: fewer than the {longest} VCs of VC k on hop k"}
-    return _finish("ugal", graph, V, S, 0, tables, rnd, (), meta, hops)
+    return _finish(name, graph, V, S, 0, tables, rnd, (), meta, hops)
+
+
+def _longest_misroute(M: np.ndarray, P: np.ndarray, limit: int) -> int:
+    """The longest sub-shortest route (its first hop + the rest) the tables hold, 0 when none."""
+    allowed = M >= 0
+    if limit >= 0:
+        allowed &= P <= limit
+    return int(M[allowed].max()) + 1 if allowed.any() else 0
 
 
 # --------------------------------------------------------------------------- entry point
@@ -729,6 +781,8 @@ def build_routing(name: str, graph: Graph, *, num_vcs: int, dims: Any = None, to
         return hop_vc(graph, num_vcs=num_vcs)
     if name == "ugal":
         return ugal(graph, num_vcs=num_vcs)
+    if name == "bgal":
+        return bgal(graph, num_vcs=num_vcs)
     if name == "adaptive-dor":
         if dims is None:
             raise HopbenchError("routing adaptive-dor needs a mesh, hypercube or folded hypercube spec (its "

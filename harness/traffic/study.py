@@ -19,7 +19,7 @@ from hopbench.harness.graphs.graph import Graph
 from hopbench.harness.traffic.simulator import LoadPoint, Network, RouterConfig, Saturation
 
 SIMULATION_FORMAT = "hopbench.simulation/1"
-ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "minimal", "table")
+ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "bgal", "minimal", "table")
 #: at most this many load points in one sweep
 MAX_LOADS = 200
 _GRID = re.compile(r"(torus|mesh):(\d+(?:x\d+)*)")

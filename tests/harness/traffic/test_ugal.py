@@ -143,5 +143,50 @@ def test_suite_loads_with_its_networks_and_routings():
 
     suite = load_suite(Path(__file__).resolve().parents[3] / "instances" / "equality2022-traffic.toml")
     fields = [inst.fields for inst in suite.instances]
-    assert {f.get("routing") for f in fields} == {"adaptive-updown", "ugal"}
+    assert {f.get("routing") for f in fields} == {"adaptive-updown", "ugal", "bgal"}
     assert any(str(f["network"]).startswith("equality:N200K24") for f in fields)
+
+
+def _shortest_path_count(G: nx.Graph, u: int, t: int) -> int:
+    return sum(1 for _ in nx.all_shortest_paths(G, u, t))
+
+
+@pytest.mark.parametrize("graph", [EQ14, "torus:4x4", "rr"])
+def test_bgal_is_ugal_with_sub_shortest_hops_only_for_pairs_of_at_most_two_shortest_paths(graph):
+    # the Equality paper's Sect. 3.5.3: bgal keeps ugal's sub-shortest paths only where the pair has at most
+    # 2 shortest paths (its bottleneck); counted here by networkx's path enumeration, not hopbench's
+    from hopbench.harness.traffic.routing import BGAL_SHORTEST_PATHS
+
+    g = _random_regular(16, 3, 2) if graph == "rr" else _graph(graph)
+    G = g.to_networkx()
+    u_tab = build_routing("ugal", g, num_vcs=8)
+    b_tab = build_routing("bgal", g, num_vcs=8)
+    assert b_tab.name == "bgal" and b_tab.deadlock_free
+    indptr, indices = g.csr
+    kept = dropped = 0
+    for u in range(g.n):
+        for t in range(g.n):
+            if t == u:
+                continue
+
+            def first_hops(r, S):
+                key = (u * g.n + t) * S
+                cands = range(int(r.cand_ptr[key]), int(r.cand_ptr[key + 1]))
+                return [(int(indices[indptr[u] + r.cand_port[i]]), int(r.cand_hops[i])) for i in cands]
+
+            ug, bg = first_hops(u_tab, u_tab.num_states), first_hops(b_tab, b_tab.num_states)
+            minimal = [c for c in ug if c[1] == nx.shortest_path_length(G, u, t)]
+            if _shortest_path_count(G, u, t) <= BGAL_SHORTEST_PATHS:
+                assert bg == ug
+                kept += len(ug) > len(minimal)
+            else:
+                assert bg == minimal  # the minimal first hops only, in ugal's order
+                dropped += len(ug) > len(minimal)
+    assert kept and dropped  # both sides of the threshold occur on these graphs
+
+
+def test_bgal_on_a_ring_misroutes_where_ugal_does():
+    # a ring pair has 1 or 2 shortest paths: every pair is a bottleneck, so bgal's tables are ugal's
+    g = _graph("ring:9")
+    u_tab, b_tab = build_routing("ugal", g, num_vcs=8), build_routing("bgal", g, num_vcs=8)
+    assert np.array_equal(u_tab.cand_ptr, b_tab.cand_ptr) and np.array_equal(u_tab.cand_port, b_tab.cand_port)
