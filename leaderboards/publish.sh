@@ -250,13 +250,15 @@ publish_koibuchi2012-traffic() {
   # Koibuchi et al. 2012 Sect. IV, the whole suite (48 cells, about 3 h 30 min of cell time on this machine): the
   # 64-switch networks (24 cells, 9 min in all), the 256-switch ones (18 cells, 1 to 27 minutes each) and the
   # faulty DLN-2-6 at 256 switches (6 cells, 7 to 18 minutes each).
-  hb_run --suite koibuchi2012-traffic --solver simulator
+  hb_run --suite koibuchi2012-traffic --solver simulator --max-nodes 256
+  # the 512-switch pairs (4 cells of 8,192 hosts), each past the suite's one-hour guard: four hours each
+  hb_run --suite koibuchi2012-traffic --solver simulator --min-nodes 512 --time-limit 14400
 }
 
 publish_equality2022-traffic() {
   # Liang et al. 2022 Sect. 5: E369 against the dragonfly DF08 and a random shortcut ring of its size and radix,
-  # uniform and tornado traffic, adaptive-updown and UGAL; one seed (it draws only the packet arrivals), 8 cells of
-  # 1.5 to 19 minutes each (docs/traffic.md, "The Equality paper's Sect. 5, simulated").  As the study there ran them:
+  # uniform and tornado traffic, adaptive-updown, UGAL and bottleneck-UGAL; one seed (it draws only the packet
+  # arrivals), 12 cells of 1.5 to 19 minutes each (docs/traffic.md, "The Equality paper's Sect. 5, simulated").  As the study there ran them:
   # saturation only, to 0.02 flits/cycle/host, with no latency curve and no all-paths LP (a cell of 2,400 hosts
   # already takes minutes at each load the bisection tries).
   hb_run --suite equality2022-traffic --solver simulator --param simulator.bound=false simulator.curve=0 \
