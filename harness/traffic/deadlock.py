@@ -316,6 +316,12 @@ def _cycle(nodes: np.ndarray, Q: int, bounds: np.ndarray, indptr: np.ndarray, in
     return tuple(hops), f"channel-dependency cycle {text} ({len(hops)} channels)"
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.setflags(write=False)
+    return view
+
+
 def check_tables(graph: Graph, *, name: str, num_vcs: int, num_states: int, init_state: int,
                  cand_ptr: np.ndarray, cand_port: np.ndarray, cand_vc_lo: np.ndarray, cand_vc_hi: np.ndarray,
                  cand_state: np.ndarray, cand_escape: np.ndarray, escape_vcs: tuple[int, ...] = ()
@@ -336,7 +342,10 @@ def check_tables(graph: Graph, *, name: str, num_vcs: int, num_states: int, init
               for a in (cand_port, cand_vc_lo, cand_vc_hi, cand_state, cand_escape)]
     if any(a.shape != (total,) for a in arrays):
         raise HopbenchError(f"routing {name}: every candidate array must hold {total} entries (cand_ptr[-1])")
-    port, lo, hi, state, esc = arrays
+    # the kernels only read the tables: passed as read-only views (no copy), so that a routing fresh from its
+    # builder (writable) and a finished one (read-only, routing._finish) share one compiled signature instead of
+    # compiling _dependencies (about 18 s) and _validate again for each mix of flags
+    ptr, port, lo, hi, state, esc = (_read_only(a) for a in (ptr, *arrays))
     if not (0 <= int(init_state) < S):
         raise HopbenchError(f"routing {name}: init_state {init_state} is not a state 0..{S - 1}")
     has_escape = bool(esc.any())
