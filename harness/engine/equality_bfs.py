@@ -30,8 +30,14 @@ from hopbench.harness.engine.bitops import popcount64, trailing_zeros64
 __all__ = ["bfs_levels", "scratch_buffers", "link_shifts", "bfs_from_router_0", "distances", "queue_distances"]
 
 
+#: the ``dist`` of a :func:`bfs_levels` call that wants no distances.  Pass it rather than omitting the
+#: argument: numba keys an omitted argument by its default array, which differs in every process, so the
+#: omitted signature was never found in the on-disk cache and was compiled again in every process (3 s each)
+NO_DIST = np.empty(0, np.int64)
+
+
 @nb.njit(cache=True)
-def bfs_levels(m, shifts_a, shifts_b, levels, scratch, dist=np.empty(0, np.int64)):
+def bfs_levels(m, shifts_a, shifts_b, levels, scratch, dist=NO_DIST):
     """BFS from router 0 on the even/odd bitsets; fills ``levels`` and returns (total, diameter).
 
     Router 2x is bit x of the even set, router 2x+1 bit x of the odd set (m = N/2
@@ -184,7 +190,7 @@ def bfs_from_router_0(n: int, odd_values: Sequence[int] | np.ndarray, even_value
     even = np.asarray(even_values, dtype=np.int64)
     sa, sb = link_shifts(n, odd, even)
     levels = np.zeros(n + 1, dtype=np.int64)
-    total, diam = bfs_levels(n // 2, sa, sb, levels, scratch if scratch is not None else scratch_buffers(n))
+    total, diam = bfs_levels(n // 2, sa, sb, levels, scratch if scratch is not None else scratch_buffers(n), NO_DIST)
     return int(total), int(diam), levels
 
 

@@ -83,6 +83,7 @@ def _evaluate_batch(n, values, lengths, fixed_even, out_total, out_diam):
     One bit-parallel BFS from router 0 per row, rows in parallel."""
     m = n // 2
     words = (m + 63) >> 6
+    no_dist = np.empty(0, np.int64)
     for i in nb.prange(values.shape[0]):
         cnt = lengths[i]
         sa = np.empty(cnt + 2, np.int64)
@@ -106,7 +107,7 @@ def _evaluate_batch(n, values, lengths, fixed_even, out_total, out_diam):
                     nb_ += 1
         scratch = np.zeros((8, 2 * words + 2), np.uint64)
         levels = np.zeros(n + 1, np.int64)
-        total, diam = bfs_levels(m, sa[:na], sb[:nb_], levels, scratch)
+        total, diam = bfs_levels(m, sa[:na], sb[:nb_], levels, scratch, no_dist)  # given: see equality_bfs.NO_DIST
         out_total[i] = total
         out_diam[i] = diam
 
