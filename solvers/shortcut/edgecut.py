@@ -54,6 +54,8 @@ for disconnected graphs.
 """
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -87,6 +89,29 @@ def candidates(pairs: FeasiblePairs, t: int, rng: np.random.Generator) -> np.nda
     among equals" is the lexicographically smallest pair.
     """
     return pairs.all_pairs() if t == 0 else pairs.draw(t, rng)
+
+
+def candidate_chunks(pairs: FeasiblePairs, t: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """:func:`candidates` in consecutive chunks: the ``t`` drawn pairs as one, or every feasible pair in
+    chunks of :data:`CHUNK` rows, each listed only when asked for (listing a million pairs takes long enough
+    under load to overrun a short time limit, so the round polls the limit between chunks)."""
+    if t == 0:
+        yield from pairs.all_pairs_in_chunks(CHUNK)
+        return
+    drawn = pairs.draw(t, rng)
+    if drawn.shape[0]:
+        yield drawn
+
+
+def _pieces(chunks: Iterable[np.ndarray], size: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``(offset, piece)``: the candidates of ``chunks`` cut at every multiple of ``size`` rows (where a
+    round polls its budget, wherever the chunks themselves end)."""
+    offset = 0
+    for chunk in chunks:
+        for lo in range(0, chunk.shape[0], size):
+            piece = chunk[lo:lo + size]
+            yield offset, piece
+            offset += piece.shape[0]
 
 
 def candidate_metrics(state: DistanceState, xs: np.ndarray, ys: np.ndarray, *,
@@ -164,9 +189,10 @@ class _EdgeCut(Solver):
 
     params = {"t": _T_PARAM}
 
-    def pick(self, problem: ShortcutProblem, state: DistanceState, cand: np.ndarray,
-             report: Reporter) -> tuple[int | None, str]:
-        """``(index of the candidate to add, '')``, or ``(None, why the run stops)``."""
+    def pick(self, problem: ShortcutProblem, state: DistanceState, chunks: Iterator[np.ndarray],
+             report: Reporter) -> tuple[np.ndarray | None, str]:
+        """``(the candidate pair to add, '')`` from this round's candidates (``chunks``, in order), or
+        ``(None, why the run stops)``."""
         raise NotImplementedError
 
     def warm_up(self) -> None:
@@ -215,15 +241,16 @@ class _EdgeCut(Solver):
             if report.should_stop():
                 stopped = "time or evaluation budget"
                 break
-            cand = candidates(pairs, t, rng)
-            if cand.shape[0] == 0:
+            chunks = candidate_chunks(pairs, t, rng)
+            first = next(chunks, None)
+            if first is None:
                 stopped = "no feasible pair left"
                 break
-            i, why = self.pick(problem, state, cand, report)
-            if i is None:
+            pair, why = self.pick(problem, state, itertools.chain([first], chunks), report)
+            if pair is None:
                 stopped = why
                 break
-            x, y = int(cand[i, 0]), int(cand[i, 1])
+            x, y = int(pair[0]), int(pair[1])
             state.add_edge(x, y)
             pairs.add(x, y)
             chosen.append((x, y))
@@ -257,35 +284,35 @@ class EdgeCutFull(_EdgeCut):
 
     opt_in_objectives = ("channel-load",)
 
-    def pick(self, problem, state, cand, report):
+    def pick(self, problem, state, chunks, report):
         if problem.objective == "channel-load":
-            return self._pick_by_load(state, cand, report)
+            return self._pick_by_load(state, chunks, report)
         need_diameter = problem.objective != "aspl"
-        parts = []
-        for lo in range(0, cand.shape[0], CHUNK):
+        parts, seen = [], []
+        for lo, chunk in _pieces(chunks, CHUNK):
             if lo and report.should_stop():
                 return None, "time or evaluation budget"  # an unfinished round adds nothing
-            chunk = cand[lo:lo + CHUNK]
             parts.append(candidate_metrics(state, chunk[:, 0], chunk[:, 1], need_diameter=need_diameter))
+            seen.append(chunk)
             report.count(chunk.shape[0])
         cols = [np.concatenate(c) for c in zip(*parts)]
         keys = ranking_key(problem.objective, state.n, *cols)
         i = first_minimum(keys)
         if [k[i] for k in keys] >= _current_key(problem.objective, state):
             return None, "no candidate improves"
-        return i, ""
+        return np.concatenate(seen)[i], ""
 
 
-    def _pick_by_load(self, state, cand, report):
+    def _pick_by_load(self, state, chunks, report):
         from hopbench.harness.engine.channel_load import score_added_links
 
         # each candidate measured from scratch on the graph so far plus that link
-        parts = []
-        for lo in range(0, cand.shape[0], LOAD_CHUNK):
+        parts, seen = [], []
+        for lo, chunk in _pieces(chunks, LOAD_CHUNK):
             if lo and report.should_stop():
                 return None, "time or evaluation budget"
-            chunk = cand[lo:lo + LOAD_CHUNK]
             parts.append(score_added_links(self.current, chunk[:, 0], chunk[:, 1]))
+            seen.append(chunk)
             report.count(chunk.shape[0])
         peaks, totals, unreachable, squares = (np.concatenate(c) for c in zip(*parts))
         # ranked by the sum of squared loads, a smooth stand-in for the busiest channel: ranked by the peak
@@ -294,7 +321,7 @@ class EdgeCutFull(_EdgeCut):
         # The best candidate is added even when the peak rises; the run returns the best graph of its sequence
         keys = [unreachable.astype(float), squares, np.array([_load_key(p, 0, 0)[1] for p in peaks]),
                 totals.astype(float)]
-        return first_minimum(keys), ""
+        return np.concatenate(seen)[first_minimum(keys)], ""
 
 
 @register
@@ -305,10 +332,18 @@ class EdgeCutLite(_EdgeCut):
     description = ("EdgeCut-Lite (Fuad et al. 2022, Alg. 2): each round adds, among t random feasible "
                    "shortcuts, the one joining the farthest pair; t=0 looks at every feasible pair")
 
-    def pick(self, problem, state, cand, report):
-        hops = state.D[cand[:, 0], cand[:, 1]]
+    def pick(self, problem, state, chunks, report):
+        best, farthest = None, -1
+        for k, chunk in enumerate(chunks):
+            if k and report.should_stop():
+                return None, "time or evaluation budget"  # an unfinished round adds nothing
+            hops = state.D[chunk[:, 0], chunk[:, 1]]
+            i = int(np.argmax(hops))  # the first maximum: ties go to the first drawn (or listed)
+            if hops[i] > farthest:
+                best, farthest = chunk[i], hops[i]
         report.count(1)  # one distance update per round; the O(t) look-ups are not evaluations
-        return int(np.argmax(hops)), ""  # argmax returns the first maximum: ties go to the first drawn
+        return best, ""
 
 
-__all__ = ["EdgeCutFull", "EdgeCutLite", "candidate_metrics", "candidates", "first_minimum", "ranking_key"]
+__all__ = ["EdgeCutFull", "EdgeCutLite", "candidate_chunks", "candidate_metrics", "candidates", "first_minimum",
+           "ranking_key"]

@@ -8,6 +8,8 @@ enumeration when the feasible set has become sparse.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from hopbench.harness.graphs.graph import Graph
@@ -66,6 +68,41 @@ class FeasiblePairs:
         keys = pairs[:, 0] * self.n + pairs[:, 1]
         existing = np.fromiter(self._keys, dtype=np.int64, count=len(self._keys))
         return pairs[~np.isin(keys, existing)]
+
+    def all_pairs_in_chunks(self, size: int) -> Iterator[np.ndarray]:
+        """:meth:`all_pairs` cut into consecutive chunks of ``size`` rows (the last may be shorter), each built
+        only when it is asked for: a caller that polls a time limit between chunks never waits for the whole
+        list (about k^2 / 2 pairs of k open vertices)."""
+        open_ = self.open_vertices()
+        if open_.size < 2:
+            return
+        existing = np.sort(np.fromiter(self._keys, dtype=np.int64, count=len(self._keys)))
+        blocked = np.zeros(self.n, dtype=bool)
+        pending: list[np.ndarray] = []
+        held = 0
+        for r in range(open_.size - 1):
+            u = int(open_[r])
+            partners = open_[r + 1:]
+            # u's links to higher vertices are the keys u*n + v, v > u: a contiguous run of the sorted keys
+            lo, hi = np.searchsorted(existing, [u * self.n, (u + 1) * self.n])
+            if hi > lo:
+                linked = existing[lo:hi] - u * self.n
+                blocked[linked] = True
+                partners = partners[~blocked[partners]]
+                blocked[linked] = False
+            if partners.size:
+                row = np.empty((partners.size, 2), dtype=np.int64)
+                row[:, 0] = u
+                row[:, 1] = partners
+                pending.append(row)
+                held += partners.size
+            while held >= size:
+                joined = np.concatenate(pending) if len(pending) > 1 else pending[0]
+                yield joined[:size]
+                pending = [joined[size:]] if joined.shape[0] > size else []
+                held = joined.shape[0] - size
+        if held:
+            yield np.concatenate(pending) if len(pending) > 1 else pending[0]
 
     def pairs_with(self, u: int, among: np.ndarray | None = None) -> np.ndarray:
         """Every vertex v such that (u, v) is feasible."""

@@ -64,3 +64,31 @@ def test_the_open_vertices_follow_every_add_and_remove():
                 pairs.add(u, v)
                 added.append((u, v))
         assert np.array_equal(pairs.open_vertices(), np.flatnonzero(pairs.degree < pairs.cap)), step
+
+
+def test_all_pairs_in_chunks_is_all_pairs_cut_at_every_multiple_of_the_size():
+    # exhaustive EdgeCut lists its candidates chunk by chunk (polling its time limit between them); the
+    # chunks must be all_pairs exactly, in order, so that a seeded run and its evaluation stops do not change
+    rng = np.random.default_rng(4)
+    for spec, cap in (("torus:10x10", 6), ("ring:30", 4), ("mesh:7x9", 5)):
+        fp = FeasiblePairs(parse_spec(spec), cap)
+        while True:
+            whole = fp.all_pairs()
+            for size in (1, 7, 100, 8192):
+                chunks = list(fp.all_pairs_in_chunks(size))
+                assert all(c.shape == (size, 2) for c in chunks[:-1])
+                assert not chunks or 0 < chunks[-1].shape[0] <= size
+                joined = np.concatenate(chunks) if chunks else np.empty((0, 2), np.int64)
+                assert np.array_equal(joined, whole)
+            if len(whole) == 0:
+                break
+            x, y = whole[rng.integers(len(whole))]
+            fp.add(int(x), int(y))
+            if rng.random() < 0.2:  # a port freed again reopens its vertex
+                fp.remove(int(x), int(y))
+
+
+def test_all_pairs_in_chunks_lists_only_what_is_asked_for():
+    fp = FeasiblePairs(parse_spec("torus:40x40"), 10)  # 1,279,200 feasible pairs
+    first = next(fp.all_pairs_in_chunks(8192))
+    assert first.shape == (8192, 2) and first[0].tolist() == [0, 2]
