@@ -394,11 +394,12 @@ def _sub_shortest(indptr, indices, n, DT, M):
             M[r, t] = best
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _shortest_path_counts(indptr, indices, n, DT, cap, P):
     """``P[r, t]``: the number of shortest paths from ``r`` to ``t``, saturating at ``cap`` (each is the sum of
-    its minimal next hops' counts, filled in order of distance to ``t``)."""
-    for t in prange(n):
+    its minimal next hops' counts, filled in order of distance to ``t``).  Serial: O(n m) is milliseconds at
+    the sizes a simulation takes, and a parallel kernel compiles several times slower."""
+    for t in range(n):
         order = np.argsort(DT[t])  # undirected: DT[t, r] == DT[r, t]
         for i in range(n):
             r = order[i]
