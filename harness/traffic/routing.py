@@ -728,7 +728,7 @@ def _ugal_family(name: str, graph: Graph, *, num_vcs: int, limit: int) -> SimRou
     indptr, indices = _csr(graph)
     M = np.empty((n, n), dtype=np.int16)
     _sub_shortest(indptr, indices, n, DT, M)
-    P = np.zeros((n, n), dtype=np.int32)
+    P = np.zeros((n, n) if limit >= 0 else (1, 1), dtype=np.int32)  # ugal never reads the counts
     if limit >= 0:
         _shortest_path_counts(indptr, indices, n, DT, np.int32(limit + 1), P)
     diameter = int(DT.max()) if n > 1 else 0

@@ -61,19 +61,18 @@ class FeasiblePairs:
     def all_pairs(self, among: np.ndarray | None = None) -> np.ndarray:
         """Every feasible pair ``(u, v)``, u < v, in lexicographic order (optionally within ``among``)."""
         open_ = self.open_vertices() if among is None else np.intersect1d(self.open_vertices(), among)
-        if open_.size < 2:
-            return np.empty((0, 2), dtype=np.int64)
-        i, j = np.triu_indices(open_.size, k=1)
-        pairs = np.stack([open_[i], open_[j]], axis=1).astype(np.int64)
-        keys = pairs[:, 0] * self.n + pairs[:, 1]
-        existing = np.fromiter(self._keys, dtype=np.int64, count=len(self._keys))
-        return pairs[~np.isin(keys, existing)]
+        chunks = list(self._pairs_in_chunks(open_, max(1, open_.size * open_.size)))
+        return chunks[0] if chunks else np.empty((0, 2), dtype=np.int64)
 
     def all_pairs_in_chunks(self, size: int) -> Iterator[np.ndarray]:
         """:meth:`all_pairs` cut into consecutive chunks of ``size`` rows (the last may be shorter), each built
         only when it is asked for: a caller that polls a time limit between chunks never waits for the whole
         list (about k^2 / 2 pairs of k open vertices)."""
-        open_ = self.open_vertices()
+        return self._pairs_in_chunks(self.open_vertices(), size)
+
+    def _pairs_in_chunks(self, open_: np.ndarray, size: int) -> Iterator[np.ndarray]:
+        """The feasible pairs among the (ascending) vertices ``open_``, row by row of the first vertex, in chunks
+        of ``size`` rows."""
         if open_.size < 2:
             return
         existing = np.sort(np.fromiter(self._keys, dtype=np.int64, count=len(self._keys)))
