@@ -27,6 +27,13 @@ st_final_delay + channel_latency``; its credit reaches the upstream router in ``
 per cycle; a head that was queued behind a tail leaving in cycle ``y`` is routed from ``y + 1``.
 These are BookSim's iq_router stage timings (5 cycles a hop at zero load with its defaults and
 1-cycle channels; checked against BookSim in tests/benchmarks/compare_booksim.py).
+
+With an internal speedup ``s > 1`` (BookSim's ``internal_speedup``) steps 2-4 run ``s`` times a cycle,
+in internal steps ``tau = t * s + k``, and the router delays above count internal steps: so an input
+port may send up to ``s`` flits a cycle and an output receive as many.  What an output receives waits
+in its output queue (at most ``V x B`` flits), which its channel drains one flit a cycle in arrival
+order; the credits an input returns wait likewise and go back upstream one a cycle (BookSim's credit
+buffer), which slows multi-flit packets whose body flits leave two a cycle.  At ``s = 2`` with BookSim's delays a hop takes 3 cycles at zero load, as BookSim's does.
 """
 from __future__ import annotations
 
@@ -47,7 +54,7 @@ DEADLOCK = 1
 # indices into the ``timing`` array
 T_ROUTING, T_VC_ALLOC, T_SW_ALLOC, T_ST_FINAL, T_CREDIT, T_CHANNEL, T_INJECT, T_EJECT = range(8)
 # indices into the ``flags`` array
-F_VCT, F_WAIT_TAIL, F_PACKET_SIZE, F_MEASURE, F_DEADLOCK_CYCLES, F_WHEEL, F_QUEUE = range(7)
+F_VCT, F_WAIT_TAIL, F_PACKET_SIZE, F_MEASURE, F_DEADLOCK_CYCLES, F_WHEEL, F_QUEUE, F_SPEEDUP = range(8)
 # indices into the ``stats`` array (int64 counters, cumulative)
 (S_CREATED_PACKETS, S_CREATED_FLITS, S_INJECTED_FLITS, S_EJECTED_FLITS, S_MEASURED_EJECTED_FLITS,
  S_MEASURED_DONE, S_MEASURED_OUTSTANDING, S_FLITS_IN_NETWORK, S_LAST_MOVE, S_HOPS_SUM,
@@ -164,8 +171,10 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                buf_code, buf_time, vhead, vcount, vstate, vready, vout, voutvc, vchosen,
                # output VCs
                ovc_owner, ocredit,
-               # channels in flight (per output unit) and credits in flight (per input unit)
-               wheel_code, wheel_vc, cwheel,
+               # channels in flight (per output unit), and the first cycle each output channel is free
+               wheel_code, wheel_vc, o_free,
+               # the first cycle each input's credit channel is free
+               c_free,
                # hosts
                pk_next, sq_head, sq_tail, sq_count, h_pid, h_flit, h_vc, h_credit, h_busy, inj_rr,
                # packets
@@ -187,15 +196,23 @@ def run_cycles(t0, ncycles, rate, timing, flags,
     deadlock_cycles = flags[F_DEADLOCK_CYCLES]
     rd = timing[T_ROUTING]
     va_d = timing[T_VC_ALLOC]
-    hop = timing[T_SW_ALLOC] + timing[T_ST_FINAL] + timing[T_CHANNEL]
-    eject_hop = timing[T_SW_ALLOC] + timing[T_ST_FINAL] + timing[T_EJECT]
+    chan_in = timing[T_CHANNEL] + 1  # cycles from leaving a switch to the next input buffer
+    eject_in = timing[T_EJECT] + 1
     credit_back = timing[T_CREDIT] + timing[T_CHANNEL]
     inj_lat = timing[T_INJECT]
     inj_credit_back = timing[T_CREDIT] + inj_lat
     p_packet = rate / P
     lat_cap = lat_plat.shape[0]
     R_FLIT = C + 2 * H
+    # internal speedup s: the routers' pipeline (routing, VC and switch allocation) steps s times a cycle
+    # (internal steps tau = t * s + k), the channels once; an input port may send a flit in every step,
+    # and what an output receives waits in its output queue, the credits an input returns in its credit queue
+    s_up = flags[F_SPEEDUP]
     R_CRED = C + H
+    # a flit that wins the switch in step tau may leave on its channel in cycle (tau + leave) // s and
+    # reaches the far end channel + 1 cycles later (at s = 1: hop cycles after it won, as BookSim)
+    leave = timing[T_SW_ALLOC] + timing[T_ST_FINAL] - 1
+    oq_cap = V * B  # flits an output queue may hold (network outputs: the credits already bound it)
     pool = pk_src.shape[0]
     t = t0
     status = RUNNING
@@ -214,14 +231,14 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                 iv = (o if o < C else o - H) * V + vc
                 pos = _wrap(vhead[iv] + vcount[iv], B)
                 buf_code[iv * B + pos] = code
-                buf_time[iv * B + pos] = t
+                buf_time[iv * B + pos] = t * s_up
                 vcount[iv] += 1
                 r_in = in_sw[iv // V]
                 sw_flits[r_in] += 1
-                sw_ready[r_in] = t  # a body flit may leave in the cycle it arrives
+                sw_ready[r_in] = t * s_up  # a body flit may leave in the cycle it arrives
                 if vstate[iv] == IDLE and vcount[iv] == 1:
                     vstate[iv] = ROUTING
-                    vready[iv] = t + rd
+                    vready[iv] = t * s_up + rd
             else:  # ejection: the flit reaches its host
                 stats[S_EJECTED_FLITS] += 1
                 stats[S_FLITS_IN_NETWORK] -= 1
@@ -248,233 +265,242 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                     free_top[0] += 1
         ev_flit_n[slot] = 0
         for e in range(ev_cred_n[slot]):
-            i = ev_cred[slot * R_CRED + e]
-            vc = cwheel[i * W + slot]
-            cwheel[i * W + slot] = -1
+            iv = ev_cred[slot * R_CRED + e]
+            i = iv // V
+            vc = iv - i * V
             if i < C:
                 ov = i * V + vc
                 ocredit[ov] += 1
-                sw_ready[out_sw[i]] = t  # a VC waiting for this credit may move
+                sw_ready[out_sw[i]] = t * s_up  # a VC waiting for this credit may move
                 if ovc_owner[ov] <= -2 and ocredit[ov] == B:  # wait_for_tail_credit: the last credit is back
                     ovc_owner[ov] = -1
             else:
                 h_credit[(i - C) * V + vc] += 1
         ev_cred_n[slot] = 0
 
-        # ---- 2.-4. per switch: routing, VC allocation, switch allocation
-        for r in range(n):
-            i_lo = in_ptr[r]
-            i_hi = in_ptr[r + 1]
-            nin = i_hi - i_lo
-            if nin == 0 or sw_flits[r] == 0 or sw_ready[r] > t:
-                continue  # nothing buffered, or everything buffered waits for a pipeline delay
-            nxt = t + (1 << 40)  # the earliest cycle this switch has something to do again
-            o_lo = out_ptr[r]
-            o_hi = out_ptr[r + 1]
-            nout = o_hi - o_lo
-            # -- routing, and VC allocation: each waiting input VC asks for its best free output VC
-            #    (non-escape candidates first, then the most credits); each output VC grants one
-            #    request, round robin over the switch's input VCs
-            any_va = False
-            for a in range(nin):
-                i = in_units[i_lo + a]
-                for v in range(V):
-                    iv = i * V + v
-                    st = vstate[iv]
-                    if st != ROUTING and st != VC_ALLOC:
-                        continue
-                    if vready[iv] > t:
-                        nxt = min(nxt, vready[iv])
-                        continue
-                    nxt = t + 1  # asks now; asks again next cycle unless it is granted
-                    code = buf_code[iv * B + vhead[iv]]
-                    pid = code // P
-                    dh = pk_dst[pid]
-                    tsw = host_switch[dh]
-                    if st == ROUTING:
-                        vchosen[iv] = -1
-                        if tsw != r:
+        # ---- 2.-4. per switch and internal step: routing, VC allocation, switch allocation
+        for k_step in range(s_up):
+            tau = t * s_up + k_step
+            for r in range(n):
+                i_lo = in_ptr[r]
+                i_hi = in_ptr[r + 1]
+                nin = i_hi - i_lo
+                if nin == 0 or sw_flits[r] == 0 or sw_ready[r] > tau:
+                    continue  # nothing buffered, or everything buffered waits for a pipeline delay
+                nxt = tau + (1 << 40)  # the earliest cycle this switch has something to do again
+                o_lo = out_ptr[r]
+                o_hi = out_ptr[r + 1]
+                nout = o_hi - o_lo
+                # -- routing, and VC allocation: each waiting input VC asks for its best free output VC
+                #    (non-escape candidates first, then the most credits); each output VC grants one
+                #    request, round robin over the switch's input VCs
+                any_va = False
+                for a in range(nin):
+                    i = in_units[i_lo + a]
+                    for v in range(V):
+                        iv = i * V + v
+                        st = vstate[iv]
+                        if st != ROUTING and st != VC_ALLOC:
+                            continue
+                        if vready[iv] > tau:
+                            nxt = min(nxt, vready[iv])
+                            continue
+                        nxt = tau + 1  # asks now; asks again next cycle unless it is granted
+                        code = buf_code[iv * B + vhead[iv]]
+                        pid = code // P
+                        dh = pk_dst[pid]
+                        tsw = host_switch[dh]
+                        if st == ROUTING:
+                            vchosen[iv] = -1
+                            if tsw != r:
+                                key = (r * n + tsw) * S + pk_state[pid]
+                                lo = cand_ptr[key]
+                                hi = cand_ptr[key + 1]
+                                if cand_random[key] == 1 and hi - lo > 1:
+                                    vchosen[iv] = lo + _below(rng, hi - lo)
+                                elif cand_random[key] == 2:
+                                    vchosen[iv] = _ugal_choice(r, lo, hi, csr_indptr, cand_port, cand_hops, ocredit, V, B)
+                            vstate[iv] = VC_ALLOC
+                        best_o = -1
+                        best_vc = -1
+                        best_c = -1
+                        if tsw == r:
+                            o = C + dh
+                            for q in range(V):
+                                if ovc_owner[o * V + q] == -1:
+                                    best_o = o
+                                    best_vc = q
+                                    break
+                        else:
                             key = (r * n + tsw) * S + pk_state[pid]
                             lo = cand_ptr[key]
                             hi = cand_ptr[key + 1]
-                            if cand_random[key] == 1 and hi - lo > 1:
-                                vchosen[iv] = lo + _below(rng, hi - lo)
+                            if vchosen[iv] >= 0:
+                                lo = vchosen[iv]
+                                hi = lo + 1
                             elif cand_random[key] == 2:
-                                vchosen[iv] = _ugal_choice(r, lo, hi, csr_indptr, cand_port, cand_hops, ocredit, V, B)
-                        vstate[iv] = VC_ALLOC
-                    best_o = -1
-                    best_vc = -1
-                    best_c = -1
-                    if tsw == r:
-                        o = C + dh
-                        for q in range(V):
-                            if ovc_owner[o * V + q] == -1:
-                                best_o = o
-                                best_vc = q
-                                break
-                    else:
-                        key = (r * n + tsw) * S + pk_state[pid]
-                        lo = cand_ptr[key]
-                        hi = cand_ptr[key + 1]
-                        if vchosen[iv] >= 0:
-                            lo = vchosen[iv]
-                            hi = lo + 1
-                        elif cand_random[key] == 2:
-                            hi = _minimal_end(lo, hi, cand_hops)  # UGAL stayed minimal: its minimal hops only
-                        best_credit = -1
-                        for pass_escape in range(2):
-                            for c in range(lo, hi):
-                                if cand_escape[c] != pass_escape:
-                                    continue
-                                o = csr_indptr[r] + cand_port[c]
-                                for q in range(cand_vc_lo[c], cand_vc_hi[c] + 1):
-                                    ov = o * V + q
-                                    if ovc_owner[ov] != -1:
+                                hi = _minimal_end(lo, hi, cand_hops)  # UGAL stayed minimal: its minimal hops only
+                            best_credit = -1
+                            for pass_escape in range(2):
+                                for c in range(lo, hi):
+                                    if cand_escape[c] != pass_escape:
                                         continue
-                                    cr = ocredit[ov]
-                                    if vct and cr < P:
-                                        continue
-                                    if cr > best_credit:
-                                        best_credit = cr
-                                        best_o = o
-                                        best_vc = q
-                                        best_c = c
-                            if best_o >= 0:
-                                break
-                    if best_o < 0:
-                        continue
-                    ov = best_o * V + best_vc
-                    local = a * V + v
-                    rank = _wrap(local - va_out_rr[ov] + nin * V, nin * V)
-                    if not any_va:
-                        any_va = True
-                        for k in range(o_lo, o_hi):
-                            ob = out_units[k] * V
-                            for q in range(V):
-                                vgrant[ob + q] = -1
-                    if vgrant[ov] < 0 or rank < vgrant_rank[ov]:
-                        vgrant[ov] = iv
-                        vgrant_rank[ov] = rank
-                        vreq_c[iv] = best_c
-            if any_va:
-                for k in range(o_lo, o_hi):
-                    ob = out_units[k] * V
-                    for q in range(V):
-                        ov = ob + q
-                        iv = vgrant[ov]
-                        if iv < 0:
+                                    o = csr_indptr[r] + cand_port[c]
+                                    for q in range(cand_vc_lo[c], cand_vc_hi[c] + 1):
+                                        ov = o * V + q
+                                        if ovc_owner[ov] != -1:
+                                            continue
+                                        cr = ocredit[ov]
+                                        if vct and cr < P:
+                                            continue
+                                        if cr > best_credit:
+                                            best_credit = cr
+                                            best_o = o
+                                            best_vc = q
+                                            best_c = c
+                                if best_o >= 0:
+                                    break
+                        if best_o < 0:
                             continue
-                        vgrant[ov] = -1
-                        ovc_owner[ov] = iv
-                        vout[iv] = out_units[k]
-                        voutvc[iv] = q
-                        vstate[iv] = ACTIVE
-                        vready[iv] = t + va_d
-                        va_out_rr[ov] = (vgrant_rank[ov] + va_out_rr[ov] + 1) % (nin * V)  # rare: a grant
-                        c = vreq_c[iv]
-                        if c >= 0:
-                            pid = buf_code[iv * B + vhead[iv]] // P
-                            pk_state[pid] = cand_state[c]
-                            pk_hops[pid] += 1
+                        ov = best_o * V + best_vc
+                        local = a * V + v
+                        rank = _wrap(local - va_out_rr[ov] + nin * V, nin * V)
+                        if not any_va:
+                            any_va = True
+                            for k in range(o_lo, o_hi):
+                                ob = out_units[k] * V
+                                for q in range(V):
+                                    vgrant[ob + q] = -1
+                        if vgrant[ov] < 0 or rank < vgrant_rank[ov]:
+                            vgrant[ov] = iv
+                            vgrant_rank[ov] = rank
+                            vreq_c[iv] = best_c
+                if any_va:
+                    for k in range(o_lo, o_hi):
+                        ob = out_units[k] * V
+                        for q in range(V):
+                            ov = ob + q
+                            iv = vgrant[ov]
+                            if iv < 0:
+                                continue
+                            vgrant[ov] = -1
+                            ovc_owner[ov] = iv
+                            vout[iv] = out_units[k]
+                            voutvc[iv] = q
+                            vstate[iv] = ACTIVE
+                            vready[iv] = tau + va_d
+                            va_out_rr[ov] = (vgrant_rank[ov] + va_out_rr[ov] + 1) % (nin * V)  # rare: a grant
+                            c = vreq_c[iv]
+                            if c >= 0:
+                                pid = buf_code[iv * B + vhead[iv]] // P
+                                pk_state[pid] = cand_state[c]
+                                pk_hops[pid] += 1
 
-            # -- switch allocation, one iSLIP iteration: every input VC with a flit and a credit asks
-            #    for its output; each output grants one input port (round robin), each input port
-            #    accepts one grant (round robin); the pointers move only on accepted grants
-            any_req = False
-            for a in range(nin):
-                i = in_units[i_lo + a]
-                in_acc[i_lo + a] = -1
-                for v in range(V):
+                # -- switch allocation, one iSLIP iteration: every input VC with a flit and a credit asks
+                #    for its output; each output grants one input port (round robin), each input port
+                #    accepts one grant (round robin); the pointers move only on accepted grants
+                any_req = False
+                for a in range(nin):
+                    i = in_units[i_lo + a]
+                    in_acc[i_lo + a] = -1
+                    for v in range(V):
+                        iv = i * V + v
+                        if vstate[iv] != ACTIVE or vcount[iv] == 0:
+                            continue
+                        if vready[iv] > tau:
+                            nxt = min(nxt, vready[iv])
+                            continue
+                        nxt = tau + 1
+                        o = vout[iv]
+                        if o < C and ocredit[o * V + voutvc[iv]] <= 0:
+                            continue
+                        if s_up > 1 and o_free[o] - (tau + leave) // s_up >= oq_cap:
+                            continue  # its output queue is full
+                        if not any_req:
+                            any_req = True
+                            for k in range(o_lo, o_hi):
+                                out_grant[out_units[k]] = -1
+                        rank = _wrap(a - sa_out_rr[o] + nin, nin)
+                        if out_grant[o] < 0 or rank < out_grant_rank[o]:
+                            out_grant[o] = a
+                            out_grant_rank[o] = rank
+                sw_ready[r] = nxt
+                if not any_req:
+                    continue
+                for k in range(nout):
+                    o = out_units[o_lo + k]
+                    a = out_grant[o]
+                    if a < 0:
+                        continue
+                    rank = _wrap(k - sa_in_rr[i_lo + a] + nout, nout)
+                    if in_acc[i_lo + a] < 0 or rank < in_acc_rank[i_lo + a]:
+                        in_acc[i_lo + a] = k
+                        in_acc_rank[i_lo + a] = rank
+                for a in range(nin):
+                    k = in_acc[i_lo + a]
+                    if k < 0:
+                        continue
+                    o = out_units[o_lo + k]
+                    i = in_units[i_lo + a]
+                    # which of the input's VCs goes: round robin among those asking for this output
+                    s0 = sa_vc_rr[i]
+                    v = -1
+                    for q in range(V):
+                        w = _wrap(s0 + q, V)
+                        iw = i * V + w
+                        if vstate[iw] != ACTIVE or vcount[iw] == 0 or vready[iw] > tau or vout[iw] != o:
+                            continue
+                        if buf_time[iw * B + vhead[iw]] > tau:
+                            continue
+                        if o < C and ocredit[o * V + voutvc[iw]] <= 0:
+                            continue
+                        v = w
+                        break
                     iv = i * V + v
-                    if vstate[iv] != ACTIVE or vcount[iv] == 0:
-                        continue
-                    if vready[iv] > t:
-                        nxt = min(nxt, vready[iv])
-                        continue
-                    nxt = t + 1
-                    o = vout[iv]
-                    if o < C and ocredit[o * V + voutvc[iv]] <= 0:
-                        continue
-                    if not any_req:
-                        any_req = True
-                        for k in range(o_lo, o_hi):
-                            out_grant[out_units[k]] = -1
-                    rank = _wrap(a - sa_out_rr[o] + nin, nin)
-                    if out_grant[o] < 0 or rank < out_grant_rank[o]:
-                        out_grant[o] = a
-                        out_grant_rank[o] = rank
-            sw_ready[r] = nxt
-            if not any_req:
-                continue
-            for k in range(nout):
-                o = out_units[o_lo + k]
-                a = out_grant[o]
-                if a < 0:
-                    continue
-                rank = _wrap(k - sa_in_rr[i_lo + a] + nout, nout)
-                if in_acc[i_lo + a] < 0 or rank < in_acc_rank[i_lo + a]:
-                    in_acc[i_lo + a] = k
-                    in_acc_rank[i_lo + a] = rank
-            for a in range(nin):
-                k = in_acc[i_lo + a]
-                if k < 0:
-                    continue
-                o = out_units[o_lo + k]
-                i = in_units[i_lo + a]
-                # which of the input's VCs goes: round robin among those asking for this output
-                s0 = sa_vc_rr[i]
-                v = -1
-                for q in range(V):
-                    w = _wrap(s0 + q, V)
-                    iw = i * V + w
-                    if vstate[iw] != ACTIVE or vcount[iw] == 0 or vready[iw] > t or vout[iw] != o:
-                        continue
-                    if buf_time[iw * B + vhead[iw]] > t:
-                        continue
-                    if o < C and ocredit[o * V + voutvc[iw]] <= 0:
-                        continue
-                    v = w
-                    break
-                iv = i * V + v
-                sa_out_rr[o] = _wrap(a + 1, nin)
-                sa_in_rr[i_lo + a] = _wrap(k + 1, nout)
-                sa_vc_rr[i] = _wrap(v + 1, V)
-                # the flit leaves its input buffer
-                pos = vhead[iv]
-                code = buf_code[iv * B + pos]
-                vhead[iv] = _wrap(pos + 1, B)
-                vcount[iv] -= 1
-                ovc = voutvc[iv]
-                sw_flits[r] -= 1
-                cs = _wrap(slot + (credit_back if i < C else inj_credit_back), W)
-                cwheel[i * W + cs] = v
-                ev_cred[cs * R_CRED + ev_cred_n[cs]] = i
-                ev_cred_n[cs] += 1
-                if o < C:
-                    ocredit[o * V + ovc] -= 1
-                    fs = _wrap(slot + hop, W)
-                else:
-                    fs = _wrap(slot + eject_hop, W)
-                ws = o * W + fs
-                ev_flit[fs * R_FLIT + ev_flit_n[fs]] = o
-                ev_flit_n[fs] += 1
-                wheel_code[ws] = code
-                wheel_vc[ws] = ovc
-                stats[S_LAST_MOVE] = t
-                fi = code - (code // P) * P if P > 1 else 0
-                if fi == P - 1:  # tail: the VC is free for the next packet
-                    if not wait_tail or o >= C:
-                        ovc_owner[o * V + ovc] = -1
+                    sa_out_rr[o] = _wrap(a + 1, nin)
+                    sa_in_rr[i_lo + a] = _wrap(k + 1, nout)
+                    sa_vc_rr[i] = _wrap(v + 1, V)
+                    # the flit leaves its input buffer
+                    pos = vhead[iv]
+                    code = buf_code[iv * B + pos]
+                    vhead[iv] = _wrap(pos + 1, B)
+                    vcount[iv] -= 1
+                    ovc = voutvc[iv]
+                    sw_flits[r] -= 1
+                    # the credit goes back upstream, one a cycle per input in the order they were made
+                    c_depart = max(t, c_free[i])
+                    c_free[i] = c_depart + 1
+                    cs = _wrap(slot + c_depart - t + (credit_back if i < C else inj_credit_back), W)
+                    ev_cred[cs * R_CRED + ev_cred_n[cs]] = iv
+                    ev_cred_n[cs] += 1
+                    # the output channel sends one flit a cycle, in the order the switch delivered them
+                    depart = max((tau + leave) // s_up, o_free[o])
+                    o_free[o] = depart + 1
+                    if o < C:
+                        ocredit[o * V + ovc] -= 1
+                        fs = _wrap(slot + depart + chan_in - t, W)
                     else:
-                        ovc_owner[o * V + ovc] = -2 - iv  # released when its last credit returns
-                    if vcount[iv] > 0:
-                        vstate[iv] = ROUTING
-                        # the next head is routed from the next cycle on (BookSim queues it for routing)
-                        vready[iv] = max(t + 1 + rd, buf_time[iv * B + vhead[iv]] + rd)
+                        fs = _wrap(slot + depart + eject_in - t, W)
+                    ws = o * W + fs
+                    ev_flit[fs * R_FLIT + ev_flit_n[fs]] = o
+                    ev_flit_n[fs] += 1
+                    wheel_code[ws] = code
+                    wheel_vc[ws] = ovc
+                    stats[S_LAST_MOVE] = t
+                    fi = code - (code // P) * P if P > 1 else 0
+                    if fi == P - 1:  # tail: the VC is free for the next packet
+                        if not wait_tail or o >= C:
+                            ovc_owner[o * V + ovc] = -1
+                        else:
+                            ovc_owner[o * V + ovc] = -2 - iv  # released when its last credit returns
+                        if vcount[iv] > 0:
+                            vstate[iv] = ROUTING
+                            # the next head is routed from the next cycle on (BookSim queues it for routing)
+                            vready[iv] = max(tau + 1 + rd, buf_time[iv * B + vhead[iv]] + rd)
+                        else:
+                            vstate[iv] = IDLE
                     else:
-                        vstate[iv] = IDLE
-                else:
-                    vready[iv] = t + 1
+                        vready[iv] = tau + 1
 
         # ---- 5. hosts inject one flit each (credit flow control on the injection port)
         for h in range(H):

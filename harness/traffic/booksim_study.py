@@ -18,7 +18,7 @@ from hopbench.harness.traffic.simulator import RouterConfig
 
 #: router parameters that mean the same in both engines (BookSim's names)
 SHARED = ("num_vcs", "vc_buf_size", "packet_size", "routing_delay", "vc_alloc_delay", "sw_alloc_delay",
-          "st_final_delay", "credit_delay", "wait_for_tail_credit", "warmup_periods", "sample_period",
+          "st_final_delay", "credit_delay", "internal_speedup", "wait_for_tail_credit", "warmup_periods", "sample_period",
           "max_samples", "latency_thres", "stopping_thres", "acc_stopping_thres")
 #: BookSim names of hopbench's patterns (the same definitions, traffic.cpp)
 PATTERNS = ("uniform", "randperm", "bitrev", "bitcomp", "transpose", "shuffle", "tornado", "neighbor", "hotspot")

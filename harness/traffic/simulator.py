@@ -11,7 +11,7 @@ machine under any load.
 
 Parameters keep BookSim's names and defaults (``num_vcs``, ``vc_buf_size``, ``packet_size``,
 ``routing_delay``, ``vc_alloc_delay``, ``sw_alloc_delay``, ``st_final_delay``, ``credit_delay``,
-``wait_for_tail_credit``, ``warmup_periods``, ``sample_period``, ``max_samples``,
+``internal_speedup`` (whole numbers), ``wait_for_tail_credit``, ``warmup_periods``, ``sample_period``, ``max_samples``,
 ``latency_thres``, ``stopping_thres``, ``acc_stopping_thres``); ``channel_latency`` is BookSim's
 per-channel latency (1 on its mesh, 2 on its torus), ``flow_control`` is ``wormhole`` or ``vct``.
 """
@@ -34,6 +34,7 @@ MAX_BUF = 1024
 MAX_PACKET = 1024
 MAX_CYCLES = 10_000_000
 MAX_DELAY = 64
+MAX_SPEEDUP = 8
 MAX_PACKETS = 1 << 23   #: packets alive at once (about 45 bytes each)
 
 
@@ -49,6 +50,9 @@ class RouterConfig:
     sw_alloc_delay: int = 1
     st_final_delay: int = 1
     credit_delay: int = 0
+    #: router pipeline steps (routing, VC and switch allocation) a cycle, as BookSim's ``internal_speedup``
+    #: (whole numbers only); above 1 each output keeps a queue that its channel drains a flit a cycle
+    internal_speedup: int = 1
     channel_latency: int = 1
     injection_latency: int = 1       #: host -> router channel
     ejection_latency: int = 1        #: router -> host channel
@@ -75,6 +79,8 @@ class RouterConfig:
         for name in ("routing_delay", "vc_alloc_delay", "sw_alloc_delay", "st_final_delay", "credit_delay"):
             value = getattr(self, name)
             need(0 <= value <= MAX_DELAY, f"{name} must be 0..{MAX_DELAY} cycles, got {value}")
+        need(1 <= self.internal_speedup <= MAX_SPEEDUP,
+             f"internal_speedup must be a whole number 1..{MAX_SPEEDUP}, got {self.internal_speedup}")
         for name in ("channel_latency", "injection_latency", "ejection_latency"):
             value = getattr(self, name)
             need(1 <= value <= MAX_DELAY, f"{name} must be 1..{MAX_DELAY} cycles, got {value}")
@@ -199,11 +205,16 @@ class _State:
         timing = [cfg.routing_delay, cfg.vc_alloc_delay, cfg.sw_alloc_delay, cfg.st_final_delay,
                   cfg.credit_delay, cfg.channel_latency, cfg.injection_latency, cfg.ejection_latency]
         self.timing = np.asarray(timing, dtype=np.int64)
-        W = max(cfg.sw_alloc_delay + cfg.st_final_delay + max(cfg.channel_latency, cfg.ejection_latency),
+        s_up = cfg.internal_speedup
+        out_latency = max(cfg.channel_latency, cfg.ejection_latency)
+        W = max(cfg.sw_alloc_delay + cfg.st_final_delay + out_latency,
                 cfg.credit_delay + max(cfg.channel_latency, cfg.injection_latency), cfg.injection_latency) + 2
+        if s_up > 1:  # a flit may wait in its output queue, a credit in its input's (each up to V x B)
+            W = max(W, (s_up + cfg.sw_alloc_delay + cfg.st_final_delay - 2) // s_up + V * B + out_latency + 2,
+                    cfg.credit_delay + max(cfg.channel_latency, cfg.injection_latency) + V * B + 2)
         self.W = W
         self.flags = np.asarray([1 if cfg.flow_control == "vct" else 0, cfg.wait_for_tail_credit, P, 0,
-                                 cfg.deadlock_cycles, W, cfg.source_queue], dtype=np.int64)
+                                 cfg.deadlock_cycles, W, cfg.source_queue, s_up], dtype=np.int64)
         I = C + H
         self.buf_code = np.full(I * V * B, -1, dtype=np.int64)
         self.buf_time = np.zeros(I * V * B, dtype=np.int64)
@@ -218,7 +229,8 @@ class _State:
         self.ocredit = np.full((C + H) * V, B, dtype=np.int64)
         self.wheel_code = np.full((C + 2 * H) * W, -1, dtype=np.int64)
         self.wheel_vc = np.zeros((C + 2 * H) * W, dtype=np.int64)
-        self.cwheel = np.full(I * W, -1, dtype=np.int64)
+        self.o_free = np.zeros(C + H, dtype=np.int64)
+        self.c_free = np.zeros(I, dtype=np.int64)
         self.sq_head = np.full(H, -1, dtype=np.int64)
         self.sq_tail = np.full(H, -1, dtype=np.int64)
         self.sq_count = np.zeros(H, dtype=np.int64)
@@ -303,7 +315,7 @@ class _State:
             self.in_ptr, self.in_units, self.out_ptr, self.out_units,
             *self.routing, *self.pattern,
             self.buf_code, self.buf_time, self.vhead, self.vcount, self.vstate, self.vready, self.vout,
-            self.voutvc, self.vchosen, self.ovc_owner, self.ocredit, self.wheel_code, self.wheel_vc, self.cwheel,
+            self.voutvc, self.vchosen, self.ovc_owner, self.ocredit, self.wheel_code, self.wheel_vc, self.o_free, self.c_free,
             self.pk_next, self.sq_head, self.sq_tail, self.sq_count, self.h_pid, self.h_flit, self.h_vc, self.h_credit, self.h_busy,
             self.inj_rr, self.pk_src, self.pk_dst, self.pk_ctime, self.pk_itime, self.pk_state, self.pk_hops,
             self.pk_measure, self.free_pk, self.free_top, self.sa_in_rr, self.sa_out_rr, self.sa_vc_rr,

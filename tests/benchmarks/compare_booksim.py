@@ -1,6 +1,6 @@
 """hopbench's cycle-level simulator side by side with BookSim2, on configurations both model the same way.
 
-    python tests/benchmarks/compare_booksim.py --booksim PATH [--quick] [--speed-only | --accuracy-only]
+    python tests/benchmarks/compare_booksim.py --booksim PATH [--quick] [--speedup S] [--speed-only | --accuracy-only]
 
 (or set HOPBENCH_BOOKSIM; ../shared/peers/build-booksim.sh builds it).  Prints:
 
@@ -9,7 +9,8 @@
    default router otherwise, its torus channels taking 2 cycles): zero-load latency, saturation
    throughput (the same bisection and the same criterion for both: unstable, or accepted below 95 %
    of offered), and the latency of both at 50 % and 80 % of BookSim's saturation load, with the
-   relative differences against the targets (2 %, 5 %, 10 %, 10 %).
+   relative differences against the targets (2 %, 5 %, 10 %, 10 %).  ``--speedup 2`` runs both
+   routers with ``internal_speedup = 2`` (the Equality paper's BookSim setting).
 2. **Speed**, on one core (the process pins itself to ``--cpu``, 0 by default; BookSim runs under ``taskset``):
    simulated router-cycles per second of both on the 16x16 torus with dim_order, uniform traffic, at
    0.3 and 0.6 of its saturation load, and the ratio; and one load point of a 512-switch DLN-2-y
@@ -92,25 +93,27 @@ def rel(a: float | None, b: float | None) -> float:
     return (a - b) / b
 
 
-def accuracy(binary: str, quick: bool) -> int:
+def accuracy(binary: str, quick: bool, speedup: int = 1) -> int:
     configs = [(t, ps, pat) for t in ("torus", "mesh") for ps in (1, 4) for pat in ("uniform", "transpose", "bitrev")]
     if quick:
         configs = configs[:2]
-    print("accuracy: hopbench vs BookSim2 (k=8, n=2, dim_order, 2 VCs; relative difference, hopbench - BookSim)")
+    print(f"accuracy: hopbench vs BookSim2 (k=8, n=2, dim_order, 2 VCs, internal speedup {speedup}; relative "
+          f"difference, hopbench - BookSim)")
+    extra = {"internal_speedup": speedup}
     head = (f"{'config':28} {'zero-load':>19} {'saturation':>21} {'lat @50%':>19} {'lat @80%':>19}")
     print(head)
     misses = 0
     for topology, ps, pattern in configs:
-        net = ours(topology, 8, pattern, ps)
+        net = ours(topology, 8, pattern, ps, **extra)
         z_ours = zero_load_latency(net, seed=1).latency_mean
-        z_bs = theirs(binary, topology, 8, pattern, ps, 0.01, sample_period=20000).latency_mean
-        sat_bs = bisect(lambda x: theirs(binary, topology, 8, pattern, ps, x))
+        z_bs = theirs(binary, topology, 8, pattern, ps, 0.01, sample_period=20000, **extra).latency_mean
+        sat_bs = bisect(lambda x: theirs(binary, topology, 8, pattern, ps, x, **extra))
         sat_ours = bisect(lambda x: simulate_load(net, x, seed=1))
         lat = {}
         for frac in (0.5, 0.8):
             load = round(frac * sat_bs, 4)
             lat[frac] = (simulate_load(net, load, seed=1).latency_mean,
-                         theirs(binary, topology, 8, pattern, ps, load).latency_mean)
+                         theirs(binary, topology, 8, pattern, ps, load, **extra).latency_mean)
         diffs = {"zero-load": rel(z_ours, z_bs), "saturation": rel(sat_ours, sat_bs),
                  "at 50%": rel(*lat[0.5]), "at 80%": rel(*lat[0.8])}
         marks = {key: ("" if abs(v) <= TARGETS[key] else " !") for key, v in diffs.items()}
@@ -181,12 +184,13 @@ def main() -> int:
     ap.add_argument("--speed-only", action="store_true")
     ap.add_argument("--accuracy-only", action="store_true")
     ap.add_argument("--cpu", type=int, default=0, help="the core both simulators run on in the speed part")
+    ap.add_argument("--speedup", type=int, default=1, help="internal_speedup of both routers in the accuracy part")
     args = ap.parse_args()
     if not args.booksim:
         ap.error("give --booksim PATH or set HOPBENCH_BOOKSIM (../shared/peers/build-booksim.sh builds it)")
     binary = str(booksim.find_booksim(args.booksim))
     if not args.speed_only:
-        accuracy(binary, args.quick)
+        accuracy(binary, args.quick, args.speedup)
     if not args.accuracy_only:
         speed(binary, args.cpu)
     return 0

@@ -389,6 +389,26 @@ def test_real_torus_zero_load(booksim_binary):
     assert r.accepted == pytest.approx(0.01, rel=0.1) and r.cycles >= 6000
 
 
+@pytest.mark.parametrize("packet_size", [1, 4])
+def test_real_internal_speedup_2_matches_ours_per_packet(booksim_binary, packet_size):
+    # BookSim's router pipeline twice a cycle: tornado on the 8x8 torus (every packet 6 hops, 1-cycle
+    # channels) takes 5 + 3 x 6 cycles plus the body's serialisation, in BookSim and in ours
+    from hopbench.harness.traffic.booksim_study import booksim_params
+    from hopbench.harness.traffic.study import simulate
+    from hopbench.harness.traffic.simulator import router_config
+
+    cfg = router_config(num_vcs=2, packet_size=packet_size, internal_speedup=2, sample_period=20000)
+    params = booksim_params(cfg, topology="torus", pattern="tornado", seed=3)
+    assert params["internal_speedup"] == 2
+    r = bs.run_booksim(booksim_binary, bs.booksim_config("torus", k=8, n=2, injection_rate=0.002, **params),
+                       timeout=120)
+    ours = simulate("torus:8x8", traffic="tornado", routing="dor", loads=[0.002], seed=3, num_vcs=2,
+                    packet_size=packet_size, internal_speedup=2, sample_period=20000).points[0]
+    assert r.status == "ok" and r.hops == ours.hops == pytest.approx(6.0)
+    assert r.latency_mean == pytest.approx(5 + 3 * 6 + packet_size - 1, abs=0.1)
+    assert ours.latency_mean == pytest.approx(r.latency_mean, abs=0.1)
+
+
 def test_real_mesh_multi_flit_packets_in_flits(booksim_binary):
     config = bs.booksim_config("mesh", k=4, n=2, num_vcs=2, packet_size=4, injection_rate=0.04,
                                injection_rate_uses_flits=1, seed=1)

@@ -35,6 +35,48 @@ def test_isolated_packets_take_booksims_pipeline_time(packet_size):
     assert point.latency_median == 7 + 5 * 6 + (packet_size - 1)
 
 
+@pytest.mark.parametrize("packet_size", [1, 4])
+def test_internal_speedup_2_takes_booksims_pipeline_time(packet_size):
+    # BookSim with internal_speedup = 2.0 runs its router pipeline twice a cycle: 5 cycles to the own
+    # switch's host and 3 a hop (measured with the BookSim2 binary: 23.03 and 26.03 cycles on this run)
+    net = _net("torus:8x8", "dor", "tornado", dims=(8, 8), torus=True, packet_size=packet_size, internal_speedup=2)
+    point = simulate_load(net, 0.002, seed=3)
+    assert point.hops == pytest.approx(6.0)
+    assert point.latency_median == 5 + 3 * 6 + (packet_size - 1)
+
+
+@pytest.mark.parametrize("speedup, pattern", [(2, "uniform"), (4, "hotspot")])
+def test_every_flit_is_somewhere_under_speedup_past_saturation(speedup, pattern):
+    # output queues, credits and the channel wheels under overload: every flit the counters say is in the
+    # network is in an input buffer or on a channel (a collision on a wheel would lose one), nothing deadlocks,
+    # and a hotspot's ejection port takes one flit a cycle however many the switch delivers to its queue
+    from hopbench.harness.traffic import _router_kernel as k
+    from hopbench.harness.traffic.simulator import _State
+
+    net = _net("dlnr:32:4", "adaptive-updown", pattern, hosts=4, num_vcs=3, packet_size=3, vc_buf_size=4,
+               internal_speedup=speedup)
+    st = _State(net, seed=7)
+    for _ in range(8):
+        assert st.run(1000, 1.0, False) == k.RUNNING
+        in_buffers = int(st.vcount.sum())
+        on_channels = int((st.wheel_code >= 0).sum())
+        assert in_buffers + on_channels == st.stats[k.S_FLITS_IN_NETWORK] > 0
+        assert st.stats[k.S_INJECTED_FLITS] == st.stats[k.S_EJECTED_FLITS] + st.stats[k.S_FLITS_IN_NETWORK]
+        assert (st.ocredit >= 0).all() and (st.ocredit <= st.B).all()
+    if pattern == "hotspot":  # host 0 takes every packet: at most one flit a cycle
+        assert st.stats[k.S_EJECTED_FLITS] <= st.t
+
+
+def test_internal_speedup_raises_saturation_on_a_high_radix_switch():
+    # 12 ports a switch (8 links, 4 hosts): a single-iteration allocator matches too few of them under
+    # uniform traffic; two allocation rounds a cycle and output queues recover much of the loss
+    common = dict(hosts=4, num_vcs=3, vc_buf_size=16)
+    one = saturation_throughput(_net("dlnr:32:8", "adaptive-updown", **common), seed=1, tolerance=0.02)
+    two = saturation_throughput(_net("dlnr:32:8", "adaptive-updown", internal_speedup=2, **common), seed=1,
+                                tolerance=0.02)
+    assert two.throughput > one.throughput + 0.05
+
+
 def test_channel_latency_adds_per_hop():
     net = _net("torus:8x8", "dor", "tornado", dims=(8, 8), torus=True, channel_latency=2)
     point = simulate_load(net, 0.002, seed=3)
@@ -114,6 +156,9 @@ def test_hosts_per_switch_and_adaptive_escape():
     ({"num_vcs": "two"}, "must be int"),
     ({"latency_thres": "nan"}, "finite"),
     ({"channel_latency": 0}, "channel_latency"),
+    ({"internal_speedup": 0}, "internal_speedup"),
+    ({"internal_speedup": 9}, "internal_speedup"),
+    ({"internal_speedup": "1.5"}, "must be int"),
 ])
 def test_bad_router_parameters_are_one_line_errors(values, words):
     with pytest.raises(HopbenchError, match=words) as exc:
