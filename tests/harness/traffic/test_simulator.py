@@ -71,10 +71,10 @@ def test_internal_speedup_raises_saturation_on_a_high_radix_switch():
     # 12 ports a switch (8 links, 4 hosts): a single-iteration allocator matches too few of them under
     # uniform traffic; two allocation rounds a cycle and output queues recover much of the loss
     common = dict(hosts=4, num_vcs=3, vc_buf_size=16)
-    one = saturation_throughput(_net("dlnr:32:8", "adaptive-updown", **common), seed=1, tolerance=0.02)
+    one = saturation_throughput(_net("dlnr:32:8", "adaptive-updown", **common), seed=1, tolerance=0.05)
     two = saturation_throughput(_net("dlnr:32:8", "adaptive-updown", internal_speedup=2, **common), seed=1,
-                                tolerance=0.02)
-    assert two.throughput > one.throughput + 0.05
+                                tolerance=0.05)
+    assert two.throughput > one.throughput + 0.1  # measured: 0.75 and 1.0
 
 
 def test_channel_latency_adds_per_hop():
