@@ -20,24 +20,28 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 E369 = "equality:N200K24[-1,1,11,13,19,35,39,59,97,107,109,115,117,137,155,157,187,193,195](34,66,100)"
-NAMES = {E369: "E369 (N200K24, p12)", "dragonfly:8:4:4": "DF08 dragonfly:8:4:4 (p4)",
-         "dlnr:200:22": "random ring dlnr:200:22 (p12)"}
+E487 = ("equality:N250K32[-1,1,9,17,21,35,37,57,65,75,83,89,109,115,125,133,151,155,163,169,199,221,241,243]"
+        "(24,46,78,102)")
+NAMES = {E369: "E369 (N200K24)", E487: "E487 (N250K32)", "dragonfly:8:4:4": "DF08 dragonfly:8:4:4",
+         "dlnr:200:22": "random ring dlnr:200:22"}
+#: hosts a switch of each network in the paper (a run with another count is a study of p, Sect. 5.2)
+PAPER_P = {E369: 12, E487: 16, "dragonfly:8:4:4": 4, "dlnr:200:22": 12}
 METRICS = ("saturation", "zero_load_latency", "zero_load_hops", "latency_at_load", "accepted_at_load", "routing_bound")
 
 
-def load(url: str) -> dict[tuple[str, str, str, int], dict]:
-    """(network, pattern, routing, internal speedup) -> the metrics of its ok run (the mean over seeds, when there are several)."""
+def load(url: str) -> dict[tuple[str, str, str, int, int], dict]:
+    """(network, pattern, routing, internal speedup, hosts a switch) -> the metrics of its ok run (the mean over seeds, when there are several)."""
     from hopbench.harness.bench.store import Store
 
     store = Store.open(url)
     df = store.dataframe(suite="equality2022-traffic", with_solutions=False)
     store.close()
     df = df[df["status"] == "ok"]
-    runs: dict[tuple[str, str, str, int], list[dict]] = {}
+    runs: dict[tuple[str, str, str, int, int], list[dict]] = {}
     for _, row in df.iterrows():
         fields = json.loads(row["instance_spec"]) if isinstance(row["instance_spec"], str) else row["instance_spec"]
         key = (fields["network"], fields.get("traffic", "uniform"), fields.get("routing", "adaptive-updown"),
-               int((fields.get("router") or {}).get("internal_speedup", 1)))
+               int((fields.get("router") or {}).get("internal_speedup", 1)), int(fields.get("endpoints", 1)))
         runs.setdefault(key, []).append(json.loads(row["metrics"]))
     return {k: {m: (sum(x[m] for x in v) / len(v) if all(x.get(m) is not None for x in v) else None)
                 for m in METRICS} for k, v in runs.items()}
@@ -58,9 +62,9 @@ def main() -> int:
     print("| speedup | network | pattern | routing | zero-load latency | zero-load hops | saturation | accepted @ 0.9 | "
           "latency @ 0.9 | routing bound |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for (net, pattern, routing, sp), m in sorted(data.items(),
-                                                 key=lambda kv: (-kv[0][3], kv[0][1], -(kv[1]["saturation"] or 0))):
-        print(f"| {sp} | {NAMES.get(net, net)} | {pattern} | {routing} | {fmt(m['zero_load_latency'], 2)} | "
+    for (net, pattern, routing, sp, p), m in sorted(data.items(),
+                                                    key=lambda kv: (-kv[0][3], kv[0][1], -(kv[1]["saturation"] or 0))):
+        print(f"| {sp} | {NAMES.get(net, net)}, p = {p} | {pattern} | {routing} | {fmt(m['zero_load_latency'], 2)} | "
               f"{fmt(m['zero_load_hops'], 3)} | {fmt(m['saturation'])} | {fmt(m['accepted_at_load'])} | "
               f"{fmt(m['latency_at_load'], 1)} | {fmt(m['routing_bound'])} |")
     print()
@@ -70,9 +74,9 @@ def main() -> int:
     return 0
 
 
-def claims_side_by_side(data: dict[tuple[str, str, str, int], dict], speedup: int) -> None:
-    def get(net: str, pattern: str, routing: str, metric: str) -> float | None:
-        return (data.get((net, pattern, routing, speedup)) or {}).get(metric)
+def claims_side_by_side(data: dict[tuple[str, str, str, int, int], dict], speedup: int) -> None:
+    def get(net: str, pattern: str, routing: str, metric: str, p: int | None = None) -> float | None:
+        return (data.get((net, pattern, routing, speedup, PAPER_P.get(net, 1) if p is None else p)) or {}).get(metric)
 
     print(f"\n| the paper (Table 2, Sect. 5; its BookSim routers have internal speedup 2) | ours, internal speedup "
           f"{speedup} |")
@@ -81,6 +85,16 @@ def claims_side_by_side(data: dict[tuple[str, str, str, int], dict], speedup: in
         acc, lat = get(E369, "uniform", routing, "accepted_at_load"), get(E369, "uniform", routing, "latency_at_load")
         print(f"| E369, uniform, amin: accepts 0.9, latency 31.01 cycles at 0.9 | {routing}: accepts "
               f"{fmt(acc)}, latency {fmt(lat, 1)}; saturation {fmt(get(E369, 'uniform', routing, 'saturation'))} |")
+    acc, lat = get(E487, "uniform", "adaptive-updown", "accepted_at_load"), get(E487, "uniform", "adaptive-updown",
+                                                                                 "latency_at_load")
+    if acc is not None:
+        print(f"| E487, uniform, amin: accepts 0.9, latency 31.73 cycles at 0.9 | adaptive-updown: accepts {fmt(acc)}, "
+              f"latency {fmt(lat, 1)}; saturation {fmt(get(E487, 'uniform', 'adaptive-updown', 'saturation'))} |")
+    # Sect. 5.2: latency at 0.9 falls as K/(p a) grows -- E369 (K = 24, a = 1.879) with p = 8, 12, 16
+    trend = [(24 / (p * 1.879), p, get(E369, "uniform", "adaptive-updown", "latency_at_load", p)) for p in (16, 12, 8)]
+    if all(lat is not None for _, _, lat in trend):
+        print("| Sect. 5.2: latency at 0.9 falls as K/(p a) grows | E369, amin: " + ", ".join(
+            f"p {p} (K/(p a) {k:.2f}): {lat:.1f} cycles" for k, p, lat in trend) + " |")
     for routing in ("adaptive-updown", "ugal", "bgal"):
         e, d = get(E369, "uniform", routing, "saturation"), get("dragonfly:8:4:4", "uniform", routing, "saturation")
         if e and d:
