@@ -259,7 +259,7 @@ publish_koibuchi2012-traffic() {
 publish_equality2022-traffic() {
   # Liang et al. 2022 Sect. 5: E369 against the dragonfly DF08 and a random shortcut ring of its size and radix,
   # uniform and tornado traffic, adaptive-updown, UGAL and bottleneck-UGAL; one seed (it draws only the packet
-  # arrivals), 24 cells (12 without and 12 with the paper's internal speedup 2) of 1.4 to 19 minutes each
+  # arrivals), 28 cells (12 without and 16 with the paper's internal speedup 2) of 1.3 to 19 minutes each
   # (docs/traffic.md, "The Equality paper's Sect. 5, simulated").  As the study there ran them:
   # saturation only, to 0.02 flits/cycle/host, with no latency curve and no all-paths LP (a cell of 2,400 hosts
   # already takes minutes at each load the bisection tries).
