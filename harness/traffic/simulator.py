@@ -35,6 +35,7 @@ MAX_PACKET = 1024
 MAX_CYCLES = 10_000_000
 MAX_DELAY = 64
 MAX_SPEEDUP = 8
+MAX_WHEEL = 1 << 23     #: channel-wheel slots (16 bytes each, and 16 more in the event lists)
 MAX_PACKETS = 1 << 23   #: packets alive at once (about 45 bytes each)
 
 
@@ -212,6 +213,11 @@ class _State:
         if s_up > 1:  # a flit may wait in its output queue, a credit in its input's (each up to V x B)
             W = max(W, (s_up + cfg.sw_alloc_delay + cfg.st_final_delay - 2) // s_up + V * B + out_latency + 2,
                     cfg.credit_delay + max(cfg.channel_latency, cfg.injection_latency) + V * B + 2)
+        wheel = (C + 2 * H) * W  # flit slots of the channel wheels (the output queues make W about V x B)
+        if wheel > MAX_WHEEL:
+            raise HopbenchError(f"the channel wheels would hold {wheel:,} slots ({C + 2 * H:,} channels x {W:,} cycles: "
+                                f"with internal_speedup > 1 a flit may queue num_vcs x vc_buf_size = {V * B:,} cycles "
+                                f"at an output), above the cap of {MAX_WHEEL:,}; use fewer VCs or smaller buffers")
         self.W = W
         self.flags = np.asarray([1 if cfg.flow_control == "vct" else 0, cfg.wait_for_tail_credit, P, 0,
                                  cfg.deadlock_cycles, W, cfg.source_queue, s_up], dtype=np.int64)

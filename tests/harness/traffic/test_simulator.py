@@ -166,6 +166,20 @@ def test_bad_router_parameters_are_one_line_errors(values, words):
     assert "\n" not in str(exc.value)
 
 
+def test_output_queues_that_would_need_huge_channel_wheels_are_refused_before_allocating():
+    # within the buffer cap (5,120 input ports x 16 VCs x 80 flits), but a flit may queue 1,280 cycles at an
+    # output with the speedup, so the wheels would need 9,216 channels x 1,280+ cycles
+    from hopbench.harness.traffic.simulator import _State
+
+    net = _net("torus:16x16", "dor", hosts=16, dims=(16, 16), torus=True, num_vcs=16, vc_buf_size=80,
+               packet_size=16, internal_speedup=2)
+    with pytest.raises(HopbenchError, match="channel wheels") as exc:
+        _State(net, seed=1)
+    assert "\n" not in str(exc.value)
+    _State(_net("torus:16x16", "dor", hosts=16, dims=(16, 16), torus=True, num_vcs=16, vc_buf_size=80, packet_size=16),
+           seed=1)
+
+
 def test_bad_loads_are_refused():
     net = _net("ring:4", "updown")
     for load in (0, -0.1, 1.5, float("nan")):
