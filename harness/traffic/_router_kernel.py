@@ -33,7 +33,8 @@ in internal steps ``tau = t * s + k``, and the router delays above count interna
 port may send up to ``s`` flits a cycle and an output receive as many.  What an output receives waits
 in its output queue (at most ``V x B`` flits), which its channel drains one flit a cycle in arrival
 order; the credits an input returns wait likewise and go back upstream one a cycle (BookSim's credit
-buffer), which slows multi-flit packets whose body flits leave two a cycle.  At ``s = 2`` with BookSim's delays a hop takes 3 cycles at zero load, as BookSim's does.
+buffer), which slows multi-flit packets whose body flits leave two a cycle.  At ``s = 2`` with BookSim's
+delays a hop takes 3 cycles at zero load, as BookSim's does.
 """
 from __future__ import annotations
 
