@@ -56,13 +56,14 @@ def test_every_flit_is_somewhere_under_speedup_past_saturation(speedup, pattern)
     net = _net("dlnr:32:4", "adaptive-updown", pattern, hosts=4, num_vcs=3, packet_size=3, vc_buf_size=4,
                internal_speedup=speedup)
     st = _State(net, seed=7)
-    for _ in range(8):
-        assert st.run(1000, 1.0, False) == k.RUNNING
+    for _ in range(4):  # a hotspot at full load keeps every VC waiting: a few hundred cycles a check suffice
+        assert st.run(400, 1.0, False) == k.RUNNING
         in_buffers = int(st.vcount.sum())
         on_channels = int((st.wheel_code >= 0).sum())
         assert in_buffers + on_channels == st.stats[k.S_FLITS_IN_NETWORK] > 0
         assert st.stats[k.S_INJECTED_FLITS] == st.stats[k.S_EJECTED_FLITS] + st.stats[k.S_FLITS_IN_NETWORK]
         assert (st.ocredit >= 0).all() and (st.ocredit <= st.B).all()
+    assert (st.o_free - st.t).max() > 1  # output queues did form (their channels are booked cycles ahead)
     if pattern == "hotspot":  # host 0 takes every packet: at most one flit a cycle
         assert st.stats[k.S_EJECTED_FLITS] <= st.t
 
