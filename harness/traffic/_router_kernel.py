@@ -199,6 +199,8 @@ def run_cycles(t0, ncycles, rate, timing, flags,
     va_d = timing[T_VC_ALLOC]
     chan_in = timing[T_CHANNEL] + 1  # cycles from leaving a switch to the next input buffer
     eject_in = timing[T_EJECT] + 1
+    hop = timing[T_SW_ALLOC] + timing[T_ST_FINAL] + timing[T_CHANNEL]  # switch won to next buffer, no queue
+    eject_hop = timing[T_SW_ALLOC] + timing[T_ST_FINAL] + timing[T_EJECT]
     credit_back = timing[T_CREDIT] + timing[T_CHANNEL]
     inj_lat = timing[T_INJECT]
     inj_credit_back = timing[T_CREDIT] + inj_lat
@@ -468,20 +470,24 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                     vcount[iv] -= 1
                     ovc = voutvc[iv]
                     sw_flits[r] -= 1
-                    # the credit goes back upstream, one a cycle per input in the order they were made
-                    c_depart = max(t, c_free[i])
-                    c_free[i] = c_depart + 1
-                    cs = _wrap(slot + c_depart - t + (credit_back if i < C else inj_credit_back), W)
+                    # the credit goes back upstream, one a cycle per input in the order they were made (without
+                    # a speedup an input sends one flit a cycle: no queue, and the hot loop skips its bookkeeping)
+                    c_wait = 0
+                    if s_up > 1:
+                        c_wait = max(t, c_free[i]) - t
+                        c_free[i] = t + c_wait + 1
+                    cs = _wrap(slot + c_wait + (credit_back if i < C else inj_credit_back), W)
                     ev_cred[cs * R_CRED + ev_cred_n[cs]] = iv
                     ev_cred_n[cs] += 1
                     # the output channel sends one flit a cycle, in the order the switch delivered them
-                    depart = max((tau + leave) // s_up, o_free[o])
-                    o_free[o] = depart + 1
                     if o < C:
                         ocredit[o * V + ovc] -= 1
-                        fs = _wrap(slot + depart + chan_in - t, W)
+                    if s_up == 1:  # one flit an output a cycle: it leaves at once
+                        fs = _wrap(slot + (hop if o < C else eject_hop), W)
                     else:
-                        fs = _wrap(slot + depart + eject_in - t, W)
+                        depart = max((tau + leave) // s_up, o_free[o])
+                        o_free[o] = depart + 1
+                        fs = _wrap(slot + depart + (chan_in if o < C else eject_in) - t, W)
                     ws = o * W + fs
                     ev_flit[fs * R_FLIT + ev_flit_n[fs]] = o
                     ev_flit_n[fs] += 1
