@@ -11,8 +11,8 @@ machine under any load.
 
 Parameters keep BookSim's names and defaults (``num_vcs``, ``vc_buf_size``, ``packet_size``,
 ``routing_delay``, ``vc_alloc_delay``, ``sw_alloc_delay``, ``st_final_delay``, ``credit_delay``,
-``internal_speedup`` (whole numbers), ``wait_for_tail_credit``, ``warmup_periods``, ``sample_period``, ``max_samples``,
-``latency_thres``, ``stopping_thres``, ``acc_stopping_thres``); ``channel_latency`` is BookSim's
+``internal_speedup`` (whole numbers), ``wait_for_tail_credit``, ``warmup_periods``, ``sample_period``,
+``max_samples``, ``latency_thres``, ``stopping_thres``, ``acc_stopping_thres``); ``channel_latency`` is BookSim's
 per-channel latency (1 on its mesh, 2 on its torus), ``flow_control`` is ``wormhole`` or ``vct``.
 """
 from __future__ import annotations
@@ -214,7 +214,7 @@ class _State:
             W = max(W, (s_up + cfg.sw_alloc_delay + cfg.st_final_delay - 2) // s_up + V * B + out_latency + 2,
                     cfg.credit_delay + max(cfg.channel_latency, cfg.injection_latency) + V * B + 2)
         wheel = (C + 2 * H) * W  # flit slots of the channel wheels (the output queues make W about V x B)
-        if wheel > MAX_WHEEL:
+        if s_up > 1 and wheel > MAX_WHEEL:
             raise HopbenchError(f"the channel wheels would hold {wheel:,} slots ({C + 2 * H:,} channels x {W:,} cycles: "
                                 f"with internal_speedup > 1 a flit may queue num_vcs x vc_buf_size = {V * B:,} cycles "
                                 f"at an output), above the cap of {MAX_WHEEL:,}; use fewer VCs or smaller buffers")
