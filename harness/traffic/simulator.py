@@ -306,8 +306,10 @@ class _State:
                         np.asarray(r.cand_hops if getattr(r, "cand_hops", None) is not None
                                    else np.zeros(len(r.cand_port)), np.int64))
         p = net.pattern
-        dest = np.asarray(p.dest if getattr(p, "dest", None) is not None else np.zeros(1), dtype=np.int64)
-        cdf = np.asarray(p.cdf if getattr(p, "cdf", None) is not None else np.zeros(1), dtype=np.float64)
+        # fresh writable copies: a pattern keeps its arrays read-only, and numba compiles the whole kernel
+        # again for a read-only array type (20 s on a cold cache, per pattern family)
+        dest = np.array(p.dest if getattr(p, "dest", None) is not None else np.zeros(1), dtype=np.int64)
+        cdf = np.array(p.cdf if getattr(p, "cdf", None) is not None else np.zeros(1), dtype=np.float64)
         self.pattern = (int(p.kind), dest, cdf)
         self.t = 0
 
