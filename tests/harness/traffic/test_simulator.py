@@ -193,3 +193,15 @@ def test_routing_and_router_must_agree_on_vcs():
     h = Hosts.build(g.n, 1)
     with pytest.raises(HopbenchError, match="VC"):
         Network(g, h, build_routing("updown", g, num_vcs=2), make_pattern("uniform", h), RouterConfig(num_vcs=4))
+
+
+@pytest.mark.parametrize("pattern", ["uniform", "hotspot", "tornado", "randperm", "bitrev"])
+def test_every_pattern_reaches_the_kernel_with_one_array_type(pattern):
+    # numba compiles run_cycles once per argument type; a read-only pattern array would be a second,
+    # 20-second compilation of the whole kernel for that pattern family
+    from hopbench.harness.traffic.simulator import _State
+
+    st = _State(_net("torus:8x8", "dor", pattern, dims=(8, 8), torus=True), seed=1)
+    kind, dest, cdf = st.pattern
+    assert dest.flags.writeable and cdf.flags.writeable
+    assert dest.dtype == np.int64 and cdf.dtype == np.float64 and dest.flags.c_contiguous and cdf.flags.c_contiguous
