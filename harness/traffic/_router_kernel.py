@@ -199,8 +199,6 @@ def run_cycles(t0, ncycles, rate, timing, flags,
     va_d = timing[T_VC_ALLOC]
     chan_in = timing[T_CHANNEL] + 1  # cycles from leaving a switch to the next input buffer
     eject_in = timing[T_EJECT] + 1
-    hop = timing[T_SW_ALLOC] + timing[T_ST_FINAL] + timing[T_CHANNEL]  # switch won to next buffer, no queue
-    eject_hop = timing[T_SW_ALLOC] + timing[T_ST_FINAL] + timing[T_EJECT]
     credit_back = timing[T_CREDIT] + timing[T_CHANNEL]
     inj_lat = timing[T_INJECT]
     inj_credit_back = timing[T_CREDIT] + inj_lat
@@ -482,8 +480,8 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                     # the output channel sends one flit a cycle, in the order the switch delivered them
                     if o < C:
                         ocredit[o * V + ovc] -= 1
-                    if s_up == 1:  # one flit an output a cycle: it leaves at once
-                        fs = _wrap(slot + (hop if o < C else eject_hop), W)
+                    if s_up == 1:  # one flit an output a cycle: it leaves at once, in cycle t + leave
+                        fs = _wrap(slot + leave + (chan_in if o < C else eject_in), W)
                     else:
                         depart = max((tau + leave) // s_up, o_free[o])
                         o_free[o] = depart + 1
