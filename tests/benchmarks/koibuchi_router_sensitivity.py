@@ -1,0 +1,85 @@
+"""Does the router explain the throughput gap between our Koibuchi study and the paper?
+
+At the paper's settings as ``koibuchi2012-traffic`` states them (2 VCs, one 33-flit packet per VC), the random
+shortcut rings (DLN-2-y, minimal adaptive routing with an up*/down* escape) saturate below the hypercube and the
+folded hypercube of their degree, where Koibuchi et al. find them similar or ahead.  The paper gives no buffer
+size.  This script measures the saturation throughput of the same-degree pairs again with deeper buffers and
+with more VCs (more adaptive VCs: VC 0 stays the escape), one seeded simulation per network and router, and
+prints each DLN-2-y's throughput as a percentage of its partner's.
+
+    python tests/benchmarks/koibuchi_router_sensitivity.py                      # 64 switches, about 2 minutes
+    python tests/benchmarks/koibuchi_router_sensitivity.py --switches 256 --routers 2x33,4x33   # about an hour
+
+Routers are ``VCSxBUFFER`` (VCs, flits per VC).  Throughput in flits/cycle/host.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+#: the suite's router, without the two parameters this script varies
+ROUTER = dict(packet_size=33, flow_control="vct", routing_delay=10, vc_alloc_delay=10, sw_alloc_delay=10,
+              st_final_delay=10, channel_latency=8, latency_thres=2000)
+#: switches -> (hosts a switch, [(DLN-2-y, its same-degree partner)]), the suite's pairs
+PAIRS = {
+    64: (4, [("dlnr:64:4", "hypercube:6"), ("dlnr:64:5", "fhypercube:6")]),
+    256: (8, [("dlnr:256:6", "hypercube:8"), ("dlnr:256:7", "fhypercube:8")]),
+    512: (16, [("dlnr:512:7", "hypercube:9"), ("dlnr:512:8", "fhypercube:9")]),
+}
+
+
+def routing_of(network: str) -> str:
+    return "adaptive-updown" if network.startswith("dlnr:") else "adaptive-dor"
+
+
+def parse_routers(text: str) -> list[tuple[int, int]]:
+    out = []
+    for item in text.split(","):
+        vcs, _, buf = item.strip().partition("x")
+        if not (vcs.isdigit() and buf.isdigit()):
+            raise SystemExit(f"error: a router is VCSxBUFFER, e.g. 2x33; got {item!r}")
+        out.append((int(vcs), int(buf)))
+    return out
+
+
+def main() -> int:
+    import hopbench
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--switches", type=int, default=64, choices=sorted(PAIRS))
+    ap.add_argument("--routers", default="2x33,2x66,2x132,4x33", help="VCSxBUFFER, comma-separated")
+    ap.add_argument("--pair", type=int, default=None, help="only this pair (0 or 1) of the size")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    hosts, pairs = PAIRS[args.switches]
+    if args.pair is not None:
+        pairs = [pairs[args.pair]]
+    routers = parse_routers(args.routers)
+
+    sat: dict[tuple[str, int, int], float] = {}
+    print("| network | routing | VCs | buffer (flits) | saturation | seconds |")
+    print("|---|---|---|---|---|---|")
+    for vcs, buf in routers:
+        for pair in pairs:
+            for net in pair:
+                start = time.perf_counter()
+                r = hopbench.simulate(net, traffic="uniform", routing=routing_of(net), loads=[0.04], endpoints=hosts,
+                                      seed=args.seed, saturation=True, num_vcs=vcs, vc_buf_size=buf, **ROUTER)
+                sat[net, vcs, buf] = float(r.saturation.throughput)
+                print(f"| {net} | {routing_of(net)} | {vcs} | {buf} | {sat[net, vcs, buf]:.4f} | "
+                      f"{time.perf_counter() - start:.0f} |", flush=True)
+    print()
+    print("| router | " + " | ".join(f"{a} / {b}" for a, b in pairs) + " |")
+    print("|---|" + "---|" * len(pairs))
+    for vcs, buf in routers:
+        cells = [f"{100 * sat[a, vcs, buf] / sat[b, vcs, buf]:.0f} %" for a, b in pairs]
+        print(f"| {vcs} VCs x {buf} flits | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
