@@ -78,11 +78,12 @@ def _row(p: dict) -> str:
 
     return (f"{num('offered', '{:8.4f}')} {num('injected', '{:8.4f}')} {num('accepted', '{:8.4f}')} "
             f"{num('latency_mean')} {num('latency_median')} {num('latency_p99')} {num('network_latency')} "
-            f"{num('queueing_latency')} {num('hops', '{:6.3f}')}  {p.get('status', '')}")
+            f"{num('queueing_latency')} {num('hops', '{:6.3f}')} {num('escape_share', '{:6.3f}')}  {p.get('status', '')}")
 
 
-HEADER = (" offered injected accepted  latency   median      p99  network queueing   hops  status\n"
-          "                  (flits/cycle/host)  (cycles: packet latency, network part, source queue)")
+HEADER = (" offered injected accepted  latency   median      p99  network queueing   hops escape  status\n"
+          "                  (flits/cycle/host)  (cycles: packet latency, network part, source queue)"
+          "  (escape: share of the hops on an escape VC)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -60,8 +60,8 @@ F_VCT, F_WAIT_TAIL, F_PACKET_SIZE, F_MEASURE, F_DEADLOCK_CYCLES, F_WHEEL, F_QUEU
 (S_CREATED_PACKETS, S_CREATED_FLITS, S_INJECTED_FLITS, S_EJECTED_FLITS, S_MEASURED_EJECTED_FLITS,
  S_MEASURED_DONE, S_MEASURED_OUTSTANDING, S_FLITS_IN_NETWORK, S_LAST_MOVE, S_HOPS_SUM,
  S_PLAT_SUM, S_NLAT_SUM, S_QLAT_SUM, S_LAT_COUNT, S_LAT_OVERFLOW, S_MEASURED_CREATED_FLITS,
- S_DROPPED_PACKETS) = range(17)
-NUM_STATS = 17
+ S_DROPPED_PACKETS, S_ESCAPE_HOPS) = range(18)
+NUM_STATS = 18
 
 
 @njit(cache=True, inline="always")
@@ -396,6 +396,8 @@ def run_cycles(t0, ncycles, rate, timing, flags,
                                 pid = buf_code[iv * B + vhead[iv]] // P
                                 pk_state[pid] = cand_state[c]
                                 pk_hops[pid] += 1
+                                if cand_escape[c] != 0 and pk_measure[pid] != 0:
+                                    stats[S_ESCAPE_HOPS] += 1  # how much of the traffic the escape VCs carry
 
                 # -- switch allocation, one iSLIP iteration: every input VC with a flit and a credit asks
                 #    for its output; each output grants one input port (round robin), each input port

@@ -144,6 +144,9 @@ class LoadPoint:
     status: str                        #: ``ok``, ``unstable`` (latency over threshold), ``not converged``,
                                        #: ``source queue full``, ``deadlock``, ``drain limit``
     wall_s: float = 0.0
+    #: share of the measured packets' hops taken on an escape VC (an adaptive routing's deadlock-free
+    #: sub-network); None for a routing without one, or when the measurement did not finish
+    escape_share: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -474,6 +477,8 @@ def simulate_load(net: Network, load: float, *, seed: int = 1,
         deadlock=deadlock,
         status=status,
         wall_s=time.perf_counter() - started,
+        escape_share=(int(s[k.S_ESCAPE_HOPS]) / int(s[k.S_HOPS_SUM])
+                      if net.routing.escape_vcs and finished and int(s[k.S_HOPS_SUM]) > 0 else None),
     )
 
 

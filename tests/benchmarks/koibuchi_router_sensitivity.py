@@ -5,7 +5,8 @@ shortcut rings (DLN-2-y, minimal adaptive routing with an up*/down* escape) satu
 folded hypercube of their degree, where Koibuchi et al. find them similar or ahead.  The paper gives no buffer
 size.  This script measures the saturation throughput of the same-degree pairs again with deeper buffers and
 with more VCs (more adaptive VCs: VC 0 stays the escape), one seeded simulation per network and router, and
-prints each DLN-2-y's throughput as a percentage of its partner's.
+prints each DLN-2-y's throughput as a percentage of its partner's, and the share of the hops that took the escape
+VC at the saturation load (up*/down* on the rings, dimension order on the hypercubes).
 
     python tests/benchmarks/koibuchi_router_sensitivity.py                      # 64 switches, about 2 minutes
     python tests/benchmarks/koibuchi_router_sensitivity.py --switches 256 --routers 2x33,4x33   # about an hour
@@ -61,8 +62,8 @@ def main() -> int:
     routers = parse_routers(args.routers)
 
     sat: dict[tuple[str, int, int], float] = {}
-    print("| network | routing | VCs | buffer (flits) | saturation | seconds |")
-    print("|---|---|---|---|---|---|")
+    print("| network | routing | VCs | buffer (flits) | saturation | escape share there | seconds |")
+    print("|---|---|---|---|---|---|---|")
     for vcs, buf in routers:
         for pair in pairs:
             for net in pair:
@@ -70,7 +71,10 @@ def main() -> int:
                 r = hopbench.simulate(net, traffic="uniform", routing=routing_of(net), loads=[0.04], endpoints=hosts,
                                       seed=args.seed, saturation=True, num_vcs=vcs, vc_buf_size=buf, **ROUTER)
                 sat[net, vcs, buf] = float(r.saturation.throughput)
-                print(f"| {net} | {routing_of(net)} | {vcs} | {buf} | {sat[net, vcs, buf]:.4f} | "
+                # the search's point at the saturation load: the highest one it found unsaturated
+                at = [p for p in r.saturation.points if p.offered == r.saturation.throughput and not p.saturated]
+                share = f"{at[0].escape_share:.3f}" if at and at[0].escape_share is not None else "-"
+                print(f"| {net} | {routing_of(net)} | {vcs} | {buf} | {sat[net, vcs, buf]:.4f} | {share} | "
                       f"{time.perf_counter() - start:.0f} |", flush=True)
     print()
     print("| router | " + " | ".join(f"{a} / {b}" for a, b in pairs) + " |")

@@ -128,10 +128,22 @@ def _tampered(doc: dict, change) -> dict:
     (lambda d: d["metrics"].update(latency_at_load=None) or d["at_load"].update(latency_mean=None)
      or d["metrics"].pop("latency_at_load"), "stated load point 1: stored latency_mean None"),
     (lambda d: d["metrics"].update(lp_bound=2.0), "stored lp_bound 2.0"),
+    # the escape VC's share is checked where a document states it
+    (lambda d: d["curve"][0].update(escape_share=0.5), "curve point 1: stored escape_share 0.5"),
 ])
 def test_verify_refuses_a_tampered_document(recorded, change, reason):
     verdict = get_kind("traffic").verify(_tampered(recorded, change))
     assert not verdict.valid and reason in verdict.reason, verdict.reason
+
+
+def test_a_document_from_before_the_escape_share_still_verifies(recorded):
+    def drop(d: dict) -> None:
+        for point in [*d["saturation_points"], *d["curve"], d["zero_load"], d["at_load"]]:
+            point.pop("escape_share")
+
+    assert all(p["escape_share"] is not None for p in recorded["curve"])  # adaptive-updown states one
+    verdict = get_kind("traffic").verify(_tampered(recorded, drop))
+    assert verdict.valid, verdict.reason
 
 
 def test_a_document_without_its_points_is_invalid(recorded):

@@ -146,6 +146,21 @@ def test_hosts_per_switch_and_adaptive_escape():
     assert point.status == "ok" and point.packets > 0
 
 
+def test_escape_share_counts_the_hops_taken_on_the_escape_vc():
+    # the escape VC carries more of the traffic as the load rises, and less when more adaptive VCs can take it;
+    # a routing without an escape sub-network states no share
+    def point(load: float, num_vcs: int = 2):
+        net = _net("dlnr:32:3", "adaptive-updown", num_vcs=num_vcs, packet_size=4, vc_buf_size=4)
+        return simulate_load(net, load, seed=2)
+
+    low, high, more_vcs = point(0.05), point(0.3), point(0.3, num_vcs=4)
+    assert [p.status for p in (low, high, more_vcs)] == ["ok"] * 3
+    assert 0 < low.escape_share < high.escape_share <= 1
+    assert 0 < more_vcs.escape_share < high.escape_share
+    assert simulate_load(_net("torus:4x4", "dor", dims=(4, 4), torus=True), 0.1, seed=1).escape_share is None
+    assert simulate_load(_net("dlnr:32:3", "ugal", num_vcs=4), 0.1, seed=1).escape_share is None
+
+
 @pytest.mark.parametrize("values, words", [
     ({"num_vcs": 0}, "num_vcs"),
     ({"num_vcs": 65}, "num_vcs"),
