@@ -247,10 +247,11 @@ publish_angara2021-traffic() {
 }
 
 publish_koibuchi2012-traffic() {
-  # Koibuchi et al. 2012 Sect. IV, the whole suite (52 cells, about 6 h 30 min of cell time on this machine): the
-  # 64-switch networks (24 cells, 9 min in all), the 256-switch ones (18 cells, 1 to 27 minutes each), the
-  # faulty DLN-2-6 at 256 switches (6 cells, 7 to 18 minutes each) and the 512-switch pairs (4 cells of 8,192
-  # hosts: 42 minutes for each hypercube and 75 for DLN-2-8 beside other jobs, 14 for DLN-2-7 alone on a core).  The 512-switch cells pass the
+  # Koibuchi et al. 2012 Sect. IV, the whole suite (66 cells, about 9 h of cell time on a slow day of this machine):
+  # the 64-switch networks (24 cells, 9 min in all), the 256-switch ones (18 cells, 1 to 27 minutes each), the
+  # faulty DLN-2-6 at 256 switches (6 cells, 7 to 18 minutes each) and the 512-switch networks (18 cells of 8,192
+  # hosts: the uniform pairs took 42 minutes for each hypercube and 75 for DLN-2-8 beside other jobs, 14 for DLN-2-7
+  # alone on a core; the other 14 cells, on a faster day, 4 to 18 minutes each).  The 512-switch cells pass the
   # suite's one-hour guard, so they run with four hours.
   hb_run --suite koibuchi2012-traffic --solver simulator --max-nodes 256
   hb_run --suite koibuchi2012-traffic --solver simulator --min-nodes 512 --time-limit 14400

@@ -6,7 +6,9 @@ folded hypercube of their degree, where Koibuchi et al. find them similar or ahe
 size.  This script measures the saturation throughput of the same-degree pairs again with deeper buffers and
 with more VCs (more adaptive VCs: VC 0 stays the escape), one seeded simulation per network and router, and
 prints each DLN-2-y's throughput as a percentage of its partner's, and the share of the hops that took the escape
-VC at the saturation load (up*/down* on the rings, dimension order on the hypercubes).
+VC at the saturation load (up*/down* on the rings, dimension order on the hypercubes).  First it prints what the
+escape sub-network can carry by itself: the channel-load bound of the escape routing alone against the whole
+adaptive routing's (uniform traffic, every candidate shared evenly).
 
     python tests/benchmarks/koibuchi_router_sensitivity.py                      # 64 switches, about 2 minutes
     python tests/benchmarks/koibuchi_router_sensitivity.py --switches 256 --routers 2x33,4x33   # about an hour
@@ -37,6 +39,25 @@ def routing_of(network: str) -> str:
     return "adaptive-updown" if network.startswith("dlnr:") else "adaptive-dor"
 
 
+def escape_bounds(network: str, hosts: int) -> tuple[float, float]:
+    """(the escape routing's channel-load bound alone, the whole adaptive routing's), flits/cycle/host, uniform."""
+    from hopbench.harness.graphs.topologies import parse_spec
+    from hopbench.harness.traffic.bounds import channel_load_bound, demand_for
+    from hopbench.harness.traffic.routing import build_routing
+
+    g = parse_spec(network)
+    demand = demand_for("uniform", g, hosts_per_switch=hosts)
+    if network.startswith("dlnr:"):
+        escape, whole = build_routing("updown", g, num_vcs=1), build_routing("adaptive-updown", g, num_vcs=2)
+    else:  # a (folded) hypercube: its escape is dimension order on the hypercube's links, the mesh 2x2x...x2
+        dims = (2,) * (g.n.bit_length() - 1)
+        cube = parse_spec(f"hypercube:{len(dims)}")
+        escape = build_routing("dor", cube, num_vcs=1, dims=dims, torus=False)
+        whole = build_routing("adaptive-dor", g, num_vcs=2, dims=dims, torus=False)
+        return channel_load_bound(escape, cube, demand), channel_load_bound(whole, g, demand)
+    return channel_load_bound(escape, g, demand), channel_load_bound(whole, g, demand)
+
+
 def parse_routers(text: str) -> list[tuple[int, int]]:
     out = []
     for item in text.split(","):
@@ -61,6 +82,13 @@ def main() -> int:
         pairs = [pairs[args.pair]]
     routers = parse_routers(args.routers)
 
+    print("| network | escape routing alone | whole adaptive routing |")
+    print("|---|---|---|")
+    for pair in pairs:
+        for net in pair:
+            alone, whole = escape_bounds(net, hosts)
+            print(f"| {net} | {alone:.3f} | {whole:.3f} |", flush=True)
+    print()
     sat: dict[tuple[str, int, int], float] = {}
     print("| network | routing | VCs | buffer (flits) | saturation | escape share there | seconds |")
     print("|---|---|---|---|---|---|---|")
