@@ -459,6 +459,8 @@ def simulate_load(net: Network, load: float, *, seed: int = 1,
     def mean(key: int) -> float | None:
         return float(s[key]) / done if done and finished else None
 
+    hops = int(s[k.S_HOPS_SUM])
+
     return LoadPoint(
         offered=load,
         injected=int(window[k.S_CREATED_FLITS]) / (cycles * H),
@@ -477,8 +479,7 @@ def simulate_load(net: Network, load: float, *, seed: int = 1,
         deadlock=deadlock,
         status=status,
         wall_s=time.perf_counter() - started,
-        escape_share=(int(s[k.S_ESCAPE_HOPS]) / int(s[k.S_HOPS_SUM])
-                      if net.routing.escape_vcs and finished and int(s[k.S_HOPS_SUM]) > 0 else None),
+        escape_share=int(s[k.S_ESCAPE_HOPS]) / hops if net.routing.escape_vcs and finished and hops > 0 else None,
     )
 
 

@@ -44,13 +44,14 @@ def escape_bounds(network: str, hosts: int) -> tuple[float, float]:
     from hopbench.harness.graphs.topologies import parse_spec
     from hopbench.harness.traffic.bounds import channel_load_bound, demand_for
     from hopbench.harness.traffic.routing import build_routing
+    from hopbench.harness.traffic.study import escape_mesh
 
     g = parse_spec(network)
     demand = demand_for("uniform", g, hosts_per_switch=hosts)
     if network.startswith("dlnr:"):
         escape, whole = build_routing("updown", g, num_vcs=1), build_routing("adaptive-updown", g, num_vcs=2)
     else:  # a (folded) hypercube: its escape is dimension order on the hypercube's links, the mesh 2x2x...x2
-        dims = (2,) * (g.n.bit_length() - 1)
+        dims = escape_mesh(network)
         cube = parse_spec(f"hypercube:{len(dims)}")
         escape = build_routing("dor", cube, num_vcs=1, dims=dims, torus=False)
         whole = build_routing("adaptive-dor", g, num_vcs=2, dims=dims, torus=False)
@@ -59,11 +60,19 @@ def escape_bounds(network: str, hosts: int) -> tuple[float, float]:
 
 
 def parse_routers(text: str) -> list[tuple[int, int]]:
+    """``VCSxBUFFER,...`` as (VCs, flits a VC) pairs, each checked by the simulator's own rules before any run."""
+    from hopbench.harness.errors import HopbenchError
+    from hopbench.harness.traffic.simulator import router_config
+
     out = []
     for item in text.split(","):
         vcs, _, buf = item.strip().partition("x")
         if not (vcs.isdigit() and buf.isdigit()):
-            raise SystemExit(f"error: a router is VCSxBUFFER, e.g. 2x33; got {item!r}")
+            raise ValueError(f"a router is VCSxBUFFER, e.g. 2x33; got {item!r}")
+        try:
+            router_config(num_vcs=int(vcs), vc_buf_size=int(buf), **ROUTER)
+        except HopbenchError as exc:
+            raise ValueError(f"router {item.strip()}: {exc}") from None
         out.append((int(vcs), int(buf)))
     return out
 
@@ -74,13 +83,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--switches", type=int, default=64, choices=sorted(PAIRS))
     ap.add_argument("--routers", default="2x33,2x66,2x132,4x33", help="VCSxBUFFER, comma-separated")
-    ap.add_argument("--pair", type=int, default=None, help="only this pair (0 or 1) of the size")
+    ap.add_argument("--pair", type=int, default=None, choices=(0, 1), help="only this pair of the size")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     hosts, pairs = PAIRS[args.switches]
     if args.pair is not None:
         pairs = [pairs[args.pair]]
-    routers = parse_routers(args.routers)
+    try:
+        routers = parse_routers(args.routers)
+    except ValueError as exc:
+        ap.error(str(exc))  # one line, exit code 2
 
     print("| network | escape routing alone | whole adaptive routing |")
     print("|---|---|---|")
