@@ -35,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,equality2022-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch
+ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,koibuchi2012-512-traffic,equality2022-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch
 SUITES=${SUITES:-$ALL_SUITES}
 STORE=${STORE:-sqlite:///hopbench-publish.db}
 JOBS=${JOBS:-$(nproc)}
@@ -247,14 +247,20 @@ publish_angara2021-traffic() {
 }
 
 publish_koibuchi2012-traffic() {
-  # Koibuchi et al. 2012 Sect. IV, the whole suite (66 cells, about 9 h of cell time on a slow day of this machine):
-  # the 64-switch networks (24 cells, 9 min in all), the 256-switch ones (18 cells, 1 to 27 minutes each), the
-  # faulty DLN-2-6 at 256 switches (6 cells, 7 to 18 minutes each) and the 512-switch networks (18 cells of 8,192
-  # hosts: the uniform pairs took 42 minutes for each hypercube and 75 for DLN-2-8 beside other jobs, 14 for DLN-2-7
-  # alone on a core; the other 14 cells, on a faster day, 4 to 18 minutes each).  The 512-switch cells pass the
-  # suite's one-hour guard, so they run with four hours.
+  # Koibuchi et al. 2012 Sect. IV, the whole suite (52 cells, about 6 h 20 min of cell time on a slow day of this
+  # machine): the 64-switch networks (24 cells, 9 min in all), the 256-switch ones (18 cells, 1 to 27 minutes each),
+  # the faulty DLN-2-6 at 256 switches (6 cells, 7 to 18 minutes each) and the two same-degree pairs at 512 switches
+  # under uniform traffic (4 cells of 8,192 hosts: 42 minutes for each hypercube and 75 for DLN-2-8 beside other jobs,
+  # 14 for DLN-2-7 alone on a core).  The 512-switch cells pass the suite's one-hour guard, so they run with four hours.
   hb_run --suite koibuchi2012-traffic --solver simulator --max-nodes 256
   hb_run --suite koibuchi2012-traffic --solver simulator --min-nodes 512 --time-limit 14400
+}
+
+publish_koibuchi2012-512-traffic() {
+  # The rest of Koibuchi's 512-switch networks (14 cells of 8,192 hosts): the same-degree pairs under bit reversal and
+  # the lower degrees (DLN-2-4 against the 8x8x8 torus, DLN-2-2 against the 32x16 torus and mesh).  The bisection runs
+  # to 1/1024 flits/cycle/host (the default stops at 1/256, and the lower degrees saturate below 0.01).
+  hb_run --suite koibuchi2012-512-traffic --solver simulator --param simulator.tolerance=0.001
 }
 
 publish_equality2022-traffic() {

@@ -261,3 +261,13 @@ def test_the_documented_example_suite_loads(tmp_path):
     suite = load_suite(write(tmp_path, readme[start:readme.index("```", start)]))
     inst = suite.by_id["torus:4x4/cap6/b4/aspl"]
     assert inst.optimum == inst.best_known == pytest.approx(26 / 15)  # what milp proves: ASPL 1.7333
+
+
+def test_every_shipped_suite_has_a_row_in_docs_suites_md():
+    from pathlib import Path
+
+    from hopbench.harness._paths import INSTANCES_DIR
+
+    table = (Path(__file__).resolve().parents[3] / "docs" / "suites.md").read_text()
+    missing = [p.stem for p in sorted(Path(INSTANCES_DIR).glob("*.toml")) if f"| `{p.stem}` |" not in table]
+    assert not missing, f"docs/suites.md has no row for {missing}"
