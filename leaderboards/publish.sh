@@ -35,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,koibuchi2012-512-traffic,equality2022-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch
+ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,koibuchi2012-512-traffic,koibuchi2012-clos-traffic,equality2022-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch
 SUITES=${SUITES:-$ALL_SUITES}
 STORE=${STORE:-sqlite:///hopbench-publish.db}
 JOBS=${JOBS:-$(nproc)}
@@ -261,6 +261,12 @@ publish_koibuchi2012-512-traffic() {
   # the lower degrees (DLN-2-4 against the 8x8x8 torus, DLN-2-2 against the 32x16 torus and mesh).  The bisection runs
   # to 1/1024 flits/cycle/host (the default stops at 1/256, and the lower degrees saturate below 0.01).
   hb_run --suite koibuchi2012-512-traffic --solver simulator --param simulator.tolerance=0.001
+}
+
+publish_koibuchi2012-clos-traffic() {
+  # Koibuchi et al. 2012 Sect. V-A (Fig. 26): the Myrinet-Clos and its random variants (20 networks, their files
+  # written by scripts/make_koibuchi2012_clos.py), under uniform traffic; about half a minute a cell.
+  hb_run --suite koibuchi2012-clos-traffic --solver simulator
 }
 
 publish_equality2022-traffic() {
