@@ -25,6 +25,7 @@ Switch ids, layer by layer: leaf i of group g is ``8g + i``, midspine c of group
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -95,20 +96,29 @@ def swapped(down: list[tuple[int, int]], percent: int, rng: np.random.Generator)
     return links
 
 
-def matchings(present: set[tuple[int, int]], k: int, rng: np.random.Generator) -> list[tuple[int, int]]:
-    """``k`` random perfect matchings of all switches, no link doubled (each drawn again until it fits)."""
+def _rounds(draw: Callable[[], list[tuple[int, int]]], present: set[tuple[int, int]], k: int,
+            what: str) -> list[tuple[int, int]]:
+    """``k`` rounds of links, each ``draw()`` again until it doubles no link present (``present`` grows)."""
     added: list[tuple[int, int]] = []
     for _ in range(k):
         for _attempt in range(_ATTEMPTS):
-            order = rng.permutation(SWITCHES)
-            pairs = [_key(int(order[i]), int(order[i + 1])) for i in range(0, SWITCHES, 2)]
+            pairs = draw()
             if not any(p in present for p in pairs):
                 break
         else:
-            raise HopbenchError("no perfect matching of the switches without a doubled link was drawn")
+            raise HopbenchError(f"no {what} without a doubled link was drawn")
         present |= set(pairs)
         added += pairs
     return added
+
+
+def matchings(present: set[tuple[int, int]], k: int, rng: np.random.Generator) -> list[tuple[int, int]]:
+    """``k`` random perfect matchings of all switches, no link doubled (each drawn again until it fits)."""
+    def matching() -> list[tuple[int, int]]:
+        order = rng.permutation(SWITCHES)
+        return [_key(int(order[i]), int(order[i + 1])) for i in range(0, SWITCHES, 2)]
+
+    return _rounds(matching, present, k, "perfect matching of the switches")
 
 
 def group_links(present: set[tuple[int, int]], k: int, shape: str,
@@ -120,18 +130,11 @@ def group_links(present: set[tuple[int, int]], k: int, shape: str,
     for j, g in enumerate(order):
         partner = (j ^ 1) if shape == "pairs" else (j + 1) % GROUPS
         target[g] = order[partner]
-    added: list[tuple[int, int]] = []
-    for _ in range(k):
-        for _attempt in range(_ATTEMPTS):
-            pairs = [_key(leaf(g, i), midspine(int(target[g]), int(c)))
-                     for g in range(GROUPS) for i, c in enumerate(rng.permutation(MIDSPINES))]
-            if not any(p in present for p in pairs):
-                break
-        else:
-            raise HopbenchError("no set of group links without a doubled link was drawn")
-        present |= set(pairs)
-        added += pairs
-    return added
+    def links() -> list[tuple[int, int]]:
+        return [_key(leaf(g, i), midspine(int(target[g]), int(c)))
+                for g in range(GROUPS) for i, c in enumerate(rng.permutation(MIDSPINES))]
+
+    return _rounds(links, present, k, "set of group links")
 
 
 def myrinet_clos(wiring: str = "blocks", variant: str = "original", seed: int = 1) -> tuple[Graph, np.ndarray]:

@@ -237,7 +237,8 @@ def fat_tree(k: int) -> Graph:
     meeting those counts), and valid plans give different graphs: midspine c to spines
     8(c mod 2)..8(c mod 2)+7 has switch ASPL 2.5671, midspine c to spines 2c..2c+7 (mod 16) 2.4456,
     four parallel links to each of two spines collapses to 320 links.  Only the leaf-to-leaf
-    distances (2 inside a group, 4 across) are the same in all of them.
+    distances (2 inside a group, 4 across) are the same in all of them.  :mod:`hopbench.harness.graphs.myrinet_clos`
+    builds it under two such plans, stated, with the paper's random variants.
 
     >>> g = fat_tree(4)
     >>> g.n, g.m, sorted(set(g.degree.tolist()))
