@@ -6,7 +6,7 @@
 # by hand (the provenance files of boards published before this layout were split, once, from the
 # README of then, and say so).
 #
-# Usage (from anywhere):   leaderboards/publish.sh        (about 11 hours on 2 cores; the suites' cell times are
+# Usage (from anywhere):   leaderboards/publish.sh        (about 12 and a half hours on 2 cores; the suites' cell times are
 #                                                          in leaderboards/README.md)
 #                          SUITES=graphgolf leaderboards/publish.sh    (one suite: 1 h 50 min)
 # Environment (optional):
@@ -257,9 +257,10 @@ publish_koibuchi2012-traffic() {
 }
 
 publish_koibuchi2012-512-traffic() {
-  # The rest of Koibuchi's 512-switch networks (14 cells of 8,192 hosts): the same-degree pairs under bit reversal and
-  # the lower degrees (DLN-2-4 against the 8x8x8 torus, DLN-2-2 against the 32x16 torus and mesh).  The bisection runs
-  # to 1/1024 flits/cycle/host (the default stops at 1/256, and the lower degrees saturate below 0.01).
+  # The rest of Koibuchi's 512-switch networks (14 cells of 8,192 hosts, 5 to 29 minutes each, 181 minutes in all):
+  # the same-degree pairs under bit reversal and the lower degrees (DLN-2-4 against the 8x8x8 torus, DLN-2-2 against
+  # the 32x16 torus and mesh).  The bisection runs to 1/1024 flits/cycle/host (the default stops at 1/256, and the
+  # lower degrees saturate below 0.011).
   hb_run --suite koibuchi2012-512-traffic --solver simulator --param simulator.tolerance=0.001
 }
 
