@@ -141,6 +141,8 @@ def myrinet_clos(wiring: str = "blocks", variant: str = "original", seed: int = 
     """The switch graph of a Myrinet-Clos variant and its hosts per switch (8 on each leaf, none elsewhere)."""
     if variant not in VARIANTS:
         raise HopbenchError(f"unknown Myrinet-Clos variant {variant!r}; use one of {', '.join(VARIANTS)}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise HopbenchError(f"a Myrinet-Clos variant's seed is an integer >= 0, got {seed!r}")
     rng = np.random.default_rng(seed)
     down, up = clos_links(wiring)
     kind, _, amount = variant.partition(" ")

@@ -88,7 +88,9 @@ def main() -> int:
     try:
         seeds = [int(s) for s in args.structure_seeds.split(",")]
     except ValueError:
-        ap.error(f"--structure-seeds is a comma-separated list of integers, got {args.structure_seeds!r}")
+        seeds = [-1]
+    if min(seeds) < 0:
+        ap.error(f"--structure-seeds is a comma-separated list of integers >= 0, got {args.structure_seeds!r}")
     wirings = ("blocks", "stride") if args.wiring == "both" else (args.wiring,)
 
     print("| wiring | variant | structure seed | links | host hops | routing bound | zero-load latency | vs original | "

@@ -118,6 +118,12 @@ def test_an_unknown_wiring_or_variant_is_refused(wiring, variant, message):
         mc.myrinet_clos(wiring, variant)
 
 
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "1"])
+def test_a_seed_that_is_no_integer_from_0_is_refused(seed):
+    with pytest.raises(HopbenchError, match="seed is an integer >= 0"):
+        mc.myrinet_clos("blocks", "swap 20", seed)
+
+
 def test_the_suites_network_files_are_the_construction_and_verify():
     """instances/networks/myrinet-clos holds what scripts/make_koibuchi2012_clos.py writes (regenerate with it), and
     every file is a valid host-switch result."""
