@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,8 +45,26 @@ zero_load_packets = 5000
 '''
 
 
+def document(wiring: str, variant: str, seed: int) -> dict[str, Any]:
+    """A variant as a host-switch result document (``hopbench.hostswitch/1``): the traffic kind reads its hosts
+    (``endpoints = "hosts"``), and ``hopbench verify`` re-checks it.  The radix is the most ports a switch uses
+    (16 for the original and the swaps; the added links take 17 or 18)."""
+    import numpy as np
+
+    from hopbench.harness.graphs.myrinet_clos import HOSTS, myrinet_clos
+    from hopbench.harness.problems.hostswitch.problem import HostSwitchProblem
+    from hopbench.harness.problems.hostswitch.solution import HostSwitchGraph
+
+    graph, hosts = myrinet_clos(wiring, variant, seed)
+    radix = int((graph.degree.astype(np.int64) + hosts).max())
+    problem = HostSwitchProblem(hosts=HOSTS, radix=radix, objective="h_aspl")
+    out = HostSwitchGraph(problem=problem, host_counts=hosts, links=graph.edges, solver="myrinet-clos",
+                          params={"wiring": wiring, "variant": variant}, seed=seed)
+    return out.to_dict()
+
+
 def main() -> int:
-    from hopbench.harness.graphs.myrinet_clos import VARIANTS, WIRINGS, document, file_stem
+    from hopbench.harness.graphs.myrinet_clos import VARIANTS, WIRINGS, file_stem
 
     (ROOT / FOLDER).mkdir(parents=True, exist_ok=True)
     text = HEADER

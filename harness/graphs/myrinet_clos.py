@@ -26,7 +26,6 @@ Switch ids, layer by layer: leaf i of group g is ``8g + i``, midspine c of group
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -162,18 +161,3 @@ def myrinet_clos(wiring: str = "blocks", variant: str = "original", seed: int = 
 def file_stem(wiring: str, variant: str, seed: int) -> str:
     """The file name (without ``.json``) a variant is written under, e.g. ``blocks-add16pairs-s1``."""
     return f"{wiring}-{variant.replace(' ', '').replace('/', '')}-s{seed}"
-
-
-def document(wiring: str, variant: str, seed: int) -> dict[str, Any]:
-    """A variant as a host-switch result document (``hopbench.hostswitch/1``): the traffic kind reads its hosts
-    (``endpoints = "hosts"``), and ``hopbench verify`` re-checks it.  The radix is the most ports a switch uses
-    (16 for the original and the swaps; the added links take 17 or 18)."""
-    from hopbench.harness.problems.hostswitch.problem import HostSwitchProblem
-    from hopbench.harness.problems.hostswitch.solution import HostSwitchGraph
-
-    graph, hosts = myrinet_clos(wiring, variant, seed)
-    radix = int((graph.degree.astype(np.int64) + hosts).max())
-    problem = HostSwitchProblem(hosts=HOSTS, radix=radix, objective="h_aspl")
-    out = HostSwitchGraph(problem=problem, host_counts=hosts, links=graph.edges, solver="myrinet-clos",
-                          params={"wiring": wiring, "variant": variant}, seed=seed)
-    return out.to_dict()
