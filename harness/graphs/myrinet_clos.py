@@ -35,6 +35,7 @@ from hopbench.harness.graphs.graph import Graph
 GROUPS, LEAVES, MIDSPINES, SPINES, HOSTS_PER_LEAF = 4, 8, 8, 16, 8
 SWITCHES = GROUPS * (LEAVES + MIDSPINES) + SPINES
 HOSTS = GROUPS * LEAVES * HOSTS_PER_LEAF
+UPLINKS = SPINES // 2  # a midspine's links up: its 16 ports less its 8 leaves
 WIRINGS = ("blocks", "stride")
 VARIANTS = ("original", "swap 20", "swap 50", "swap 80", "add 1/switch", "add 2/switch", "add 8/pairs",
             "add 16/pairs", "add 8/cycle", "add 16/cycle")
@@ -62,8 +63,8 @@ def clos_links(wiring: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
     up = []
     for g in range(GROUPS):
         for c in range(MIDSPINES):
-            first = 8 * (c % 2) if wiring == "blocks" else 2 * c
-            up += [(midspine(g, c), spine((first + j) % SPINES)) for j in range(8)]
+            first = UPLINKS * (c % 2) if wiring == "blocks" else 2 * c
+            up += [(midspine(g, c), spine((first + j) % SPINES)) for j in range(UPLINKS)]
     return down, up
 
 
@@ -113,6 +114,7 @@ def _rounds(draw: Callable[[], list[tuple[int, int]]], present: set[tuple[int, i
 
 def matchings(present: set[tuple[int, int]], k: int, rng: np.random.Generator) -> list[tuple[int, int]]:
     """``k`` random perfect matchings of all switches, no link doubled (each drawn again until it fits)."""
+
     def matching() -> list[tuple[int, int]]:
         order = rng.permutation(SWITCHES)
         return [_key(int(order[i]), int(order[i + 1])) for i in range(0, SWITCHES, 2)]
@@ -129,6 +131,7 @@ def group_links(present: set[tuple[int, int]], k: int, shape: str,
     for j, g in enumerate(order):
         partner = (j ^ 1) if shape == "pairs" else (j + 1) % GROUPS
         target[g] = order[partner]
+
     def links() -> list[tuple[int, int]]:
         return [_key(leaf(g, i), midspine(int(target[g]), int(c)))
                 for g in range(GROUPS) for i, c in enumerate(rng.permutation(MIDSPINES))]
