@@ -35,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,koibuchi2012-512-traffic,koibuchi2012-clos-traffic,equality2022-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch
+ALL_SUITES=edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,koibuchi2012-512-traffic,koibuchi2012-clos-traffic,equality2022-traffic,equality2022-10k-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch
 SUITES=${SUITES:-$ALL_SUITES}
 STORE=${STORE:-sqlite:///hopbench-publish.db}
 JOBS=${JOBS:-$(nproc)}
@@ -278,6 +278,14 @@ publish_equality2022-traffic() {
   # saturation only, to 0.02 flits/cycle/host, with no latency curve and no all-paths LP (a cell of 2,400 hosts
   # already takes minutes at each load the bisection tries).
   hb_run --suite equality2022-traffic --solver simulator --param simulator.bound=false simulator.curve=0 \
+    simulator.tolerance=0.02
+}
+
+publish_equality2022-10k-traffic() {
+  # Liang et al. 2022 Table 2 / Sect. 5.1: E441 and E442 against the Slim Fly SF14 and the dragonfly DF14 (about
+  # 10,000 hosts each), and the 16,384-host E361, at 0.9 flit/cycle/host under adaptive minimal routing; 5 cells of
+  # 10 to 60 minutes and 2 to 5 GB each.  As equality2022-traffic: saturation to 0.02, no curve, no all-paths LP.
+  hb_run --suite equality2022-10k-traffic --solver simulator --param simulator.bound=false simulator.curve=0 \
     simulator.tolerance=0.02
 }
 

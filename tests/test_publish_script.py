@@ -12,7 +12,7 @@ import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "leaderboards" / "publish.sh"
 ALL = ("edgecut2022,koibuchi2012,equality2022,angara2021,exact-small,graphgolf,angara2021-traffic,koibuchi2012-traffic,"
-       "koibuchi2012-512-traffic,koibuchi2012-clos-traffic,equality2022-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch")
+       "koibuchi2012-512-traffic,koibuchi2012-clos-traffic,equality2022-traffic,equality2022-10k-traffic,throughput-small,graphgolf-grid,graphgolf-hostswitch")
 
 
 def _fake_hopbench(tmp_path: Path) -> dict[str, str]:

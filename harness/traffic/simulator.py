@@ -35,8 +35,8 @@ MAX_PACKET = 1024
 MAX_CYCLES = 10_000_000
 MAX_DELAY = 64
 MAX_SPEEDUP = 8
-MAX_WHEEL = 1 << 23     #: channel-wheel slots (16 bytes each, and 16 more in the event lists)
-MAX_PACKETS = 1 << 23   #: packets alive at once (about 45 bytes each)
+MAX_WHEEL = 1 << 25     #: channel-wheel slots (16 bytes each, and 16 more in the event lists: 1 GiB at the cap)
+MAX_PACKETS = 1 << 25   #: packets alive at once (about 45 bytes each: 1.4 GiB at the cap)
 
 
 @dataclass(frozen=True)
