@@ -6,7 +6,7 @@
 # by hand (the provenance files of boards published before this layout were split, once, from the
 # README of then, and say so).
 #
-# Usage (from anywhere):   leaderboards/publish.sh        (about 12 and a half hours on 2 cores; the suites' cell times are
+# Usage (from anywhere):   leaderboards/publish.sh        (about 13 hours on 2 cores; the suites' cell times are
 #                                                          in leaderboards/README.md)
 #                          SUITES=graphgolf leaderboards/publish.sh    (one suite: 1 h 50 min)
 # Environment (optional):
