@@ -33,8 +33,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     routings, patterns = args.routings.split(","), args.patterns.split(",")
-    if not set(routings) <= set(ROUTINGS) or not 0 < args.load <= 1:
-        ap.error(f"--routings takes some of {', '.join(ROUTINGS)}; --load is in (0, 1]")
+    from hopbench.harness.traffic.patterns import PATTERNS as KNOWN_PATTERNS
+
+    if not set(routings) <= set(ROUTINGS) or not set(patterns) <= set(KNOWN_PATTERNS) or not 0 < args.load <= 1:
+        ap.error(f"--routings takes some of {', '.join(ROUTINGS)}; --patterns some of {', '.join(KNOWN_PATTERNS)}; "
+                 f"--load is in (0, 1]")
 
     from hopbench.harness.bench.suites import load_suite
     from hopbench.harness.problems.networks import load_network
@@ -42,6 +45,8 @@ def main() -> int:
     from hopbench.harness.traffic.study import prepare
 
     # E361's cell of the suite: its network, hosts a switch and router, as the board simulated them
+    from hopbench.harness.errors import HopbenchError
+
     (cell,) = [i.fields for i in load_suite(SUITE).instances if i.fields["network"].startswith("equality:N2048K28")]
     network = load_network(cell["network"])
     config = router_config(**cell["router"])
@@ -50,8 +55,12 @@ def main() -> int:
     for routing in routings:
         for pattern in patterns:
             started = time.perf_counter()
-            sim, _ = prepare(network, pattern=pattern, routing=routing, endpoints=cell["endpoints"], config=config,
-                             seed=args.seed)
+            try:
+                sim, _ = prepare(network, pattern=pattern, routing=routing, endpoints=cell["endpoints"],
+                                 config=config, seed=args.seed)
+            except HopbenchError as exc:  # e.g. an unknown pattern: one line, before anything is simulated
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
             p = simulate_load(sim, args.load, seed=args.seed)
             print(f"| {routing} | {pattern} | {p.offered:.3f} | {p.injected:.4f} | {p.accepted:.4f} | "
                   f"{p.accepted / p.offered:.3f} | {p.status} | {time.perf_counter() - started:.0f} |", flush=True)
