@@ -106,6 +106,22 @@ ALL = (*ALL, ROUTING_PAIRS)
 LP_VARIABLES = Cap("LP variables", "HOPBENCH_MAX_LP_VARIABLES", 2**21, "variables per throughput LP")
 ALL = (*ALL, LP_VARIABLES)
 
+#: one cycle-level simulation (hopbench.harness.traffic).  The defaults take a 16,384-host network at 4 VCs of
+#: 64 flits (E361) and keep one run under about 10 GB; the Equality paper's 48,000-host E481
+#: (4,800 switches) needs all four raised and 11 GB (docs/traffic.md gives the command).
+#: Routing-table keys: switches^2 x routing states, 8 bytes each (4,096 switches at 3 states)
+SIM_ROUTING_KEYS = Cap("routing-table keys", "HOPBENCH_MAX_SIM_ROUTING_KEYS", 4096 * 4096 * 3,
+                       "routing-table keys (switches^2 x routing states) per simulation")
+#: Routing-table candidates (next hop and VC range), about 17 bytes each: 2^28 is 4.6 GB
+SIM_ROUTING_CANDIDATES = Cap("routing-table candidates", "HOPBENCH_MAX_SIM_ROUTING_CANDIDATES", 2**28,
+                             "routing-table candidates (next hops) per simulation")
+#: Flit slots of the routers' input buffers, and packets alive at once (about 45 bytes each: 1.4 GiB at 2^25)
+SIM_PACKETS = Cap("simulator packets", "HOPBENCH_MAX_SIM_PACKETS", 2**25,
+                  "buffered flits and packets alive per simulation")
+#: Channel-wheel slots (16 bytes each and 8 more in the event lists: 0.75 GiB at 2^25)
+SIM_WHEEL = Cap("simulator channel wheel", "HOPBENCH_MAX_SIM_WHEEL", 2**25, "channel-wheel slots per simulation")
+ALL = (*ALL, SIM_ROUTING_KEYS, SIM_ROUTING_CANDIDATES, SIM_PACKETS, SIM_WHEEL)
+
 #: distinct base graphs one suite builds while it loads, and their vertices together (graphgolf: 23 bases, 42,089
 #: vertices): a few lines of grid can name thousands of large bases, each built to derive its instance's id
 SUITE_BASES = Cap("suite bases", "HOPBENCH_MAX_SUITE_BASES", 1_000, "distinct base graphs per suite")

@@ -111,13 +111,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         net, spec = prepare(network, pattern=args.traffic, routing=args.routing, endpoints=args.endpoints,
                             config=config, seed=args.seed, faults=args.faults, allow_deadlock=args.allow_deadlock)
-        quiet = args.json or not sys.stderr.isatty()
-        if not quiet:
-            print(f"{spec.switches} switches, {spec.links} links, {spec.hosts} hosts; {spec.routing} routing, "
-                  f"{spec.pattern} traffic; {spec.deadlock_check}", file=sys.stderr)
-
+        # a terminal gets a progress bar; a log (nohup, a batch job) a line per finished point, since a point of
+        # a 10,000-host network takes minutes; --json keeps stderr for errors
         bar = None
-        if not quiet:
+        log = not args.json and not sys.stderr.isatty()
+        if not args.json:
+            print(f"{spec.switches} switches, {spec.links} links, {spec.hosts} hosts; {spec.routing} routing, "
+                  f"{spec.pattern} traffic; {spec.deadlock_check}", file=sys.stderr, flush=True)
+        if not args.json and not log:
             from tqdm import tqdm
 
             bar = tqdm(total=len(loads) + bool(args.zero_load), unit="load", file=sys.stderr, leave=False)
@@ -129,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
                     bar.update(1)
                 elif point is not None:
                     bar.set_postfix_str(f"{point.offered:.4f}: {point.status}")
+            elif log and point is not None:
+                latency = "none" if point.latency_mean is None else f"{point.latency_mean:.2f} cycles"
+                print(f"{what}: offered {point.offered:.4f}, accepted {point.accepted:.4f}, mean latency {latency}, "
+                      f"{point.status} ({point.wall_s:.0f} s)", file=sys.stderr, flush=True)
 
         result = run_study(net, spec, loads, zero_load=args.zero_load, saturation=args.saturation,
                            progress=progress)

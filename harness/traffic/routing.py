@@ -61,6 +61,7 @@ import numpy as np
 import hopbench.harness._threading  # noqa: F401  (OpenMP policy before numba loads)
 from numba import njit, prange
 
+from hopbench.harness import caps
 from hopbench.harness.engine.distances import distance_matrix
 from hopbench.harness.errors import HopbenchError
 from hopbench.harness.graphs.graph import Graph
@@ -92,9 +93,6 @@ class SimRouting:
 
 ROUTINGS = ("updown", "adaptive-updown", "dor", "adaptive-dor", "hop-vc", "ugal", "bgal", "table", "minimal")
 MAX_VCS = 64
-#: tables hold n*n*num_states keys: refuse larger networks before allocating
-MAX_SWITCHES = 4096
-MAX_KEYS = 4096 * 4096 * 3
 _INF = 32767  # int16 "unreachable"
 
 
@@ -128,10 +126,8 @@ def _check_vcs(num_vcs: Any, name: str) -> int:
 
 
 def _check_size(n: int, states: int, name: str) -> None:
-    if n > MAX_SWITCHES or n * n * states > MAX_KEYS:
-        raise HopbenchError(f"routing {name}: {n} switches x {states} states need {n * n * states} table keys, "
-                            f"more than the {MAX_KEYS} supported (at most {MAX_SWITCHES} switches); "
-                            f"simulate a smaller network")
+    """Tables hold n*n*states keys: refuse a larger table before allocating (``caps.SIM_ROUTING_KEYS``)."""
+    caps.SIM_ROUTING_KEYS.check(n * n * states, f"routing {name} on {n:,} switches x {states} states: its table keys")
 
 
 # --------------------------------------------------------------------------- kernels
@@ -465,9 +461,12 @@ def _ugal_tables(fill, indptr, indices, n, S, V, DT, M, P, limit, ptr, port, vlo
                     ptr[key + 1] = cnt
 
 
-def _alloc(counts: np.ndarray) -> tuple[np.ndarray, ...]:
+def _alloc(counts: np.ndarray, name: str) -> tuple[np.ndarray, ...]:
+    """The candidate arrays for the per-key ``counts`` of a counting pass (refused above
+    ``caps.SIM_ROUTING_CANDIDATES`` before they are allocated); ``counts`` becomes the key pointers."""
     np.cumsum(counts, out=counts)
     total = int(counts[-1])
+    caps.SIM_ROUTING_CANDIDATES.check(total, f"routing {name}: its table's candidate next hops")
     return (counts, np.empty(total, np.int32), np.empty(total, np.int32), np.empty(total, np.int32),
             np.empty(total, np.int32), np.zeros(total, np.uint8))
 
@@ -542,7 +541,7 @@ def _graph_routing(mode: int, name: str, graph: Graph, V: int, root: int | None)
     dummy = np.empty(0, np.int32)
     _graph_tables(mode, False, indptr, indices, n, S, V, DT, D0, D1, rank, counts, dummy, dummy, dummy, dummy,
                   np.empty(0, np.uint8))
-    tables = _alloc(counts)
+    tables = _alloc(counts, name)
     _graph_tables(mode, True, indptr, indices, n, S, V, DT, D0, D1, rank, *tables)
     rnd = np.zeros(n * n * S, dtype=np.uint8)
     return _finish(name, graph, V, S, 0, tables, rnd, (0,) if mode == 1 else (), meta)
@@ -621,7 +620,7 @@ def dimension_order(dims: Any, *, torus: bool, num_vcs: int, graph: Graph | None
     dummy = np.empty(0, np.int32)
     rnd = np.zeros(n * n * S, dtype=np.uint8)
     _dor_tables(False, indptr, indices, n, S, V, bool(torus), kb, sb, counts, dummy, dummy, dummy, dummy, rnd)
-    tables = _alloc(counts)
+    tables = _alloc(counts, "dor")
     _dor_tables(True, indptr, indices, n, S, V, bool(torus), kb, sb, *tables[:5], rnd)
     meta = {"dims": list(dims), "torus": bool(torus),
             "order": "last axis first (BookSim dimension 0)",
@@ -658,7 +657,7 @@ def adaptive_dimension_order(graph: Graph, dims: Any, *, num_vcs: int) -> SimRou
     dummy = np.empty(0, np.int32)
     _adaptive_dor_tables(False, indptr, indices, n, V, DT, kb, sb, counts, dummy, dummy, dummy, dummy,
                          np.empty(0, np.uint8))
-    tables = _alloc(counts)
+    tables = _alloc(counts, "adaptive-dor")
     _adaptive_dor_tables(True, indptr, indices, n, V, DT, kb, sb, *tables)
     rnd = np.zeros(n * n * 2, dtype=np.uint8)
     meta = {"dims": list(dims), "escape": "dimension order on the mesh, last axis first",
@@ -671,6 +670,7 @@ def hop_vc(graph: Graph, *, num_vcs: int) -> SimRouting:
     uses VC k, so it needs ``num_vcs`` >= the network's diameter; every minimal next hop is a
     candidate, chosen adaptively."""
     V = _check_vcs(num_vcs, "hop-vc")
+    _check_size(graph.n, 1, "hop-vc")  # before the n x n distances; the state count follows from them
     check_connected(graph)
     DT = distance_matrix(graph, dtype=np.int16)
     diameter = int(DT.max()) if graph.n > 1 else 1
@@ -684,7 +684,7 @@ def hop_vc(graph: Graph, *, num_vcs: int) -> SimRouting:
     counts = np.zeros(n * n * S + 1, dtype=np.int64)
     dummy = np.empty(0, np.int32)
     _hop_vc_tables(False, indptr, indices, n, S, DT, counts, dummy, dummy, dummy, dummy, np.empty(0, np.uint8))
-    tables = _alloc(counts)
+    tables = _alloc(counts, "hop-vc")
     _hop_vc_tables(True, indptr, indices, n, S, DT, *tables)
     rnd = np.zeros(n * n * S, dtype=np.uint8)
     meta = {"states": [f"hop {k}" for k in range(S)], "choice": "every minimal next hop, adaptively",
@@ -724,6 +724,7 @@ def _ugal_family(name: str, graph: Graph, *, num_vcs: int, limit: int) -> SimRou
     V = _check_vcs(num_vcs, name)
     check_connected(graph)
     n = graph.n
+    _check_size(n, 1, name)  # the n x n matrices below come before the state count is known
     DT = distance_matrix(graph, dtype=np.int16)
     indptr, indices = _csr(graph)
     M = np.empty((n, n), dtype=np.int16)
@@ -740,7 +741,7 @@ def _ugal_family(name: str, graph: Graph, *, num_vcs: int, limit: int) -> SimRou
     dummy = np.empty(0, np.int32)
     _ugal_tables(False, indptr, indices, n, S, V, DT, M, P, limit, counts, dummy, dummy, dummy, dummy,
                  np.empty(0, np.uint8), dummy, np.empty(0, np.uint8))
-    tables = _alloc(counts)
+    tables = _alloc(counts, name)
     hops = np.empty(len(tables[1]), np.int32)
     rnd = np.zeros(n * n * S, dtype=np.uint8)
     _ugal_tables(True, indptr, indices, n, S, V, DT, M, P, limit, *tables, hops, rnd)

@@ -35,8 +35,8 @@ MAX_PACKET = 1024
 MAX_CYCLES = 10_000_000
 MAX_DELAY = 64
 MAX_SPEEDUP = 8
-MAX_WHEEL = 1 << 25     #: channel-wheel slots (16 bytes each, and 16 more in the event lists: 1 GiB at the cap)
-MAX_PACKETS = 1 << 25   #: packets alive at once (about 45 bytes each: 1.4 GiB at the cap)
+# the buffers, packets and channel wheels of one run are capped by caps.SIM_PACKETS and caps.SIM_WHEEL (a user
+# with room raises them from the environment)
 
 
 @dataclass(frozen=True)
@@ -173,6 +173,14 @@ class Network:
             raise HopbenchError("the network has no hosts; give at least one host per switch (e.g. --hosts 1)")
 
 
+def _frozen(values: Any, dtype: type) -> np.ndarray:
+    """``values`` as a read-only ``dtype`` array, without a copy where it already is one: every routing then
+    reaches the kernel with the same array types (numba compiles it anew for each, 20 s on a cold cache)."""
+    view = np.asarray(values, dtype).view()
+    view.setflags(write=False)
+    return view
+
+
 class _State:
     """Every array of one simulation (see :mod:`hopbench.harness.traffic._router_kernel`)."""
 
@@ -183,10 +191,12 @@ class _State:
         n, C, H, V, B, P = g.n, 2 * g.m, int(net.hosts.count), cfg.num_vcs, cfg.vc_buf_size, cfg.packet_size
         caps.VERTICES.check(n, "the network's switch count")
         slots = (C + H) * V * B  # every input buffer's flit slots, checked before anything is allocated
-        if slots > MAX_PACKETS:
+        max_packets, max_wheel = caps.SIM_PACKETS.limit(), caps.SIM_WHEEL.limit()
+        if slots > max_packets:
             raise HopbenchError(f"the routers would buffer {slots:,} flits ({C + H:,} input ports: {C:,} channels and "
-                                f"{H:,} hosts, x {V} VCs x {B} flits), above the simulator's cap of {MAX_PACKETS:,}; "
-                                f"use fewer hosts (--endpoints), VCs or smaller buffers")
+                                f"{H:,} hosts, x {V} VCs x {B} flits), above the simulator's cap of {max_packets:,}; "
+                                f"use fewer hosts (--endpoints), VCs or smaller buffers, or raise the cap with "
+                                f"{caps.SIM_PACKETS.env}=N if your machine has room (about 45 bytes each)")
         host_switch = np.asarray(net.hosts.host_switch, dtype=np.int64)
         chan_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
         chan_dst = np.asarray(indices, dtype=np.int64)
@@ -217,10 +227,11 @@ class _State:
             W = max(W, (s_up + cfg.sw_alloc_delay + cfg.st_final_delay - 2) // s_up + V * B + out_latency + 2,
                     cfg.credit_delay + max(cfg.channel_latency, cfg.injection_latency) + V * B + 2)
         wheel = (C + 2 * H) * W  # flit slots of the channel wheels (the output queues make W about V x B)
-        if s_up > 1 and wheel > MAX_WHEEL:
+        if s_up > 1 and wheel > max_wheel:
             raise HopbenchError(f"the channel wheels would hold {wheel:,} slots ({C + 2 * H:,} channels x {W:,} cycles: "
                                 f"with internal_speedup > 1 a flit may queue num_vcs x vc_buf_size = {V * B:,} cycles "
-                                f"at an output), above the cap of {MAX_WHEEL:,}; use fewer VCs or smaller buffers")
+                                f"at an output), above the cap of {max_wheel:,}; use fewer VCs or smaller buffers, or "
+                                f"raise the cap with {caps.SIM_WHEEL.env}=N if your machine has room (24 bytes each)")
         self.W = W
         self.flags = np.asarray([1 if cfg.flow_control == "vct" else 0, cfg.wait_for_tail_credit, P, 0,
                                  cfg.deadlock_cycles, W, cfg.source_queue, s_up], dtype=np.int64)
@@ -254,10 +265,10 @@ class _State:
         # per host for BookSim's criterion (mean latency over latency_thres) to decide first
         queued = max(64, int(math.ceil(2 * cfg.latency_thres / P)))
         pool = I * V * B + min(H * queued, 1 << 22) + 4 * H
-        if pool > MAX_PACKETS:
+        if pool > max_packets:
             raise HopbenchError(f"this simulation would hold up to {pool:,} packets (buffers: {I:,} input ports x "
-                                f"{V} VCs x {B} flits), above the cap of {MAX_PACKETS:,}; use fewer VCs, smaller "
-                                f"buffers or fewer hosts")
+                                f"{V} VCs x {B} flits), above the cap of {max_packets:,}; use fewer VCs, smaller "
+                                f"buffers or fewer hosts, or raise the cap with {caps.SIM_PACKETS.env}=N")
         self.pk_src = np.zeros(pool, dtype=np.int32)
         self.pk_dst = np.zeros(pool, dtype=np.int32)
         self.pk_ctime = np.zeros(pool, dtype=np.int64)
@@ -301,13 +312,15 @@ class _State:
         self.lat_plat = np.zeros(1 << 20, dtype=np.int32)
         self.lat_nlat = np.zeros(1 << 20, dtype=np.int32)
         r = net.routing
-        self.routing = (int(r.num_states), int(r.init_state), np.asarray(r.cand_ptr, np.int64),
-                        np.asarray(r.cand_port, np.int64), np.asarray(r.cand_vc_lo, np.int64),
-                        np.asarray(r.cand_vc_hi, np.int64), np.asarray(r.cand_state, np.int64),
-                        np.asarray(r.cand_escape, np.int64), np.asarray(r.cand_random, np.int64),
-                        # path lengths for UGAL's choice (read only at keys marked 2 in cand_random)
-                        np.asarray(r.cand_hops if getattr(r, "cand_hops", None) is not None
-                                   else np.zeros(len(r.cand_port)), np.int64))
+        hops = getattr(r, "cand_hops", None)
+        # the tables as built (int32 and uint8), not widened: a copy would take 6 x 8 bytes a candidate, 18 GB
+        # for E481's 383 million.  UGAL's path lengths are read only at keys marked 2 in cand_random, so other
+        # routings pass one dummy entry
+        self.routing = (int(r.num_states), int(r.init_state), _frozen(r.cand_ptr, np.int64),
+                        _frozen(r.cand_port, np.int32), _frozen(r.cand_vc_lo, np.int32),
+                        _frozen(r.cand_vc_hi, np.int32), _frozen(r.cand_state, np.int32),
+                        _frozen(r.cand_escape, np.uint8), _frozen(r.cand_random, np.uint8),
+                        _frozen(hops if hops is not None else np.zeros(1), np.int32))
         p = net.pattern
         # fresh writable copies: a pattern keeps its arrays read-only, and numba compiles the whole kernel
         # again for a read-only array type (20 s on a cold cache, per pattern family)

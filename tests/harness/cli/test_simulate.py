@@ -32,6 +32,21 @@ def test_readme_example_runs(cli):
     assert "zero-load latency" in out and re.search(r"^\s+0\.1000\s", out, re.M)
 
 
+def test_a_log_gets_a_line_per_finished_point(cli):
+    # stderr here is not a terminal (as under nohup or a batch job): no progress bar, a line per point instead
+    code, _, err = cli("simulate", "--topology", "torus:4x4", "--traffic", "uniform", "--routing", "dor",
+                       "--loads", "0.1,0.2", "--zero-load")
+    assert code == 0, err
+    lines = err.splitlines()
+    assert lines[0].startswith("16 switches, 32 links, 16 hosts; dor routing")
+    assert [ln.split(":")[0] for ln in lines[1:]] == ["zero-load", "load 0.1", "load 0.2"]
+    assert re.match(r"load 0\.1: offered 0\.1000, accepted 0\.\d{4}, mean latency [\d.]+ cycles, ok \(\d+ s\)$",
+                    lines[2])
+    code, _, err = cli("simulate", "--topology", "torus:4x4", "--traffic", "uniform", "--routing", "dor",
+                       "--loads", "0.1", "--json")
+    assert code == 0 and err == ""
+
+
 def test_json_document_is_complete_and_deterministic(cli, tmp_path):
     args = ("simulate", "--topology", "torus:4x4", "--traffic", "uniform", "--routing", "dor", "--param", "num_vcs=2",
             "--param", "sample_period=300", "--loads", "0.1,0.2", "--seed", "3", "--cycle-ns", "0.5", "--json")

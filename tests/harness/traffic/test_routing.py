@@ -369,12 +369,28 @@ def test_entry_point_errors_are_one_line():
         (lambda: build_routing("adaptive-updown", g, num_vcs=1), "num_vcs >= 2"),
         (lambda: build_routing("table", g, num_vcs=2), "routing table needs"),
         (lambda: build_routing("minimal", Graph(4, [(0, 1), (2, 3)]), num_vcs=1), "network is disconnected"),
-        (lambda: build_routing("updown", Graph(R.MAX_SWITCHES + 1, []), num_vcs=1), "supported"),
     ]
     for make, words in cases:
         with pytest.raises(HopbenchError, match=words) as e:
             make()
         assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("routing", ["updown", "adaptive-updown", "minimal", "hop-vc", "ugal", "bgal"])
+def test_tables_above_the_caps_are_refused_before_allocating(monkeypatch, routing):
+    # ring:8 has 64 switch pairs: at one key a pair the table is over a cap of 63 keys, whatever the state count;
+    # under a key cap that admits it, its candidates (at least one a key) are over a cap of 10
+    g = parse_spec("ring:8")
+    monkeypatch.setenv("HOPBENCH_MAX_SIM_ROUTING_KEYS", "63")
+    with pytest.raises(HopbenchError, match="table keys is .*above the cap of 63 .*HOPBENCH_MAX_SIM_ROUTING_KEYS") as e:
+        build_routing(routing, g, num_vcs=4)
+    assert "\n" not in str(e.value)
+    monkeypatch.setenv("HOPBENCH_MAX_SIM_ROUTING_KEYS", "1000")
+    monkeypatch.setenv("HOPBENCH_MAX_SIM_ROUTING_CANDIDATES", "10")
+    with pytest.raises(HopbenchError, match="candidate next hops is .*HOPBENCH_MAX_SIM_ROUTING_CANDIDATES"):
+        build_routing(routing, g, num_vcs=4)
+    monkeypatch.delenv("HOPBENCH_MAX_SIM_ROUTING_CANDIDATES")
+    assert build_routing(routing, g, num_vcs=4).n == 8  # within both caps it builds
 
 
 def test_check_connected():

@@ -186,28 +186,29 @@ def test_output_queues_that_would_need_huge_channel_wheels_are_refused_before_al
     # with the caps at 2^23 (the shipped ones are larger, so that a 10,000-host network fits, and would make this
     # test allocate gigabytes): within the buffer cap (5,120 input ports x 16 VCs x 80 flits), but a flit may
     # queue 1,280 cycles at an output with the speedup, so the wheels would need 9,216 channels x 1,280+ cycles
-    from hopbench.harness.traffic import simulator
     from hopbench.harness.traffic.simulator import _State
 
-    monkeypatch.setattr(simulator, "MAX_WHEEL", 1 << 23)
-    monkeypatch.setattr(simulator, "MAX_PACKETS", 1 << 23)
+    monkeypatch.setenv("HOPBENCH_MAX_SIM_WHEEL", str(1 << 23))
+    monkeypatch.setenv("HOPBENCH_MAX_SIM_PACKETS", str(1 << 23))
     net = _net("torus:16x16", "dor", hosts=16, dims=(16, 16), torus=True, num_vcs=16, vc_buf_size=80,
                packet_size=16, internal_speedup=2)
     with pytest.raises(HopbenchError, match="channel wheels") as exc:
         _State(net, seed=1)
-    assert "\n" not in str(exc.value)
+    assert "\n" not in str(exc.value) and "HOPBENCH_MAX_SIM_WHEEL" in str(exc.value)
     _State(_net("torus:16x16", "dor", hosts=16, dims=(16, 16), torus=True, num_vcs=16, vc_buf_size=80, packet_size=16),
            seed=1)
 
 
 def test_buffers_above_the_cap_are_refused_before_allocating():
     # 5,120 input ports x 64 VCs x 1,024 flits = 335 million flit slots, ten times the cap
-    from hopbench.harness.traffic.simulator import MAX_PACKETS, _State
+    from hopbench.harness.caps import SIM_PACKETS
+    from hopbench.harness.traffic.simulator import _State
 
     net = _net("torus:16x16", "dor", hosts=16, dims=(16, 16), torus=True, num_vcs=64, vc_buf_size=1024)
-    with pytest.raises(HopbenchError, match=f"above the simulator's cap of {MAX_PACKETS:,}") as exc:
+    with pytest.raises(HopbenchError, match=f"above the simulator's cap of {SIM_PACKETS.limit():,}") as exc:
         _State(net, seed=1)
     assert "\n" not in str(exc.value) and "--endpoints" in str(exc.value)
+    assert "HOPBENCH_MAX_SIM_PACKETS" in str(exc.value)
 
 
 def test_bad_loads_are_refused():
