@@ -127,7 +127,7 @@ def _check_vcs(num_vcs: Any, name: str) -> int:
 
 def _check_size(n: int, states: int, name: str) -> None:
     """Tables hold n*n*states keys: refuse a larger table before allocating (``caps.SIM_ROUTING_KEYS``)."""
-    caps.SIM_ROUTING_KEYS.check(n * n * states, f"routing {name} on {n:,} switches x {states} states: its table keys")
+    caps.SIM_ROUTING_KEYS.check(n * n * states, f"the table-key count of routing {name} ({n:,} switches^2 x {states} states)")
 
 
 # --------------------------------------------------------------------------- kernels
@@ -466,7 +466,7 @@ def _alloc(counts: np.ndarray, name: str) -> tuple[np.ndarray, ...]:
     ``caps.SIM_ROUTING_CANDIDATES`` before they are allocated); ``counts`` becomes the key pointers."""
     np.cumsum(counts, out=counts)
     total = int(counts[-1])
-    caps.SIM_ROUTING_CANDIDATES.check(total, f"routing {name}: its table's candidate next hops")
+    caps.SIM_ROUTING_CANDIDATES.check(total, f"the candidate next-hop count of routing {name}'s table")
     return (counts, np.empty(total, np.int32), np.empty(total, np.int32), np.empty(total, np.int32),
             np.empty(total, np.int32), np.zeros(total, np.uint8))
 

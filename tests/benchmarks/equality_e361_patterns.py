@@ -5,8 +5,8 @@ Fig. 5 compares E361's throughput under ``amin``, ``ugal`` and ``bgal`` with the
 the others fail.  This script offers every host the same load (default 1.0 flit/cycle, all it can inject) and
 prints the traffic the network accepts per routing and pattern: the throughput at full injection, the measure of
 a throughput chart.  Network, hosts and router are those of E361's cell in the suite ``equality2022-10k-traffic`` (the
-paper's router, internal speedup 2, with a 2,000-cycle drain limit).  A load point of E361 takes 3 to 5 minutes and up to 10 GB (``ugal``'s tables); run the
-routings in separate processes to use several cores:
+paper's router, internal speedup 2, with a 2,000-cycle drain limit).  A load point of E361 takes 2 to 11 minutes and a
+few GB (``bgal``'s run took 6.4 GB at most); run the routings in separate processes to use several cores:
 
     python tests/benchmarks/equality_e361_patterns.py --routings adaptive-updown &
     python tests/benchmarks/equality_e361_patterns.py --routings ugal

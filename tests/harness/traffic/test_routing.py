@@ -382,12 +382,12 @@ def test_tables_above_the_caps_are_refused_before_allocating(monkeypatch, routin
     # under a key cap that admits it, its candidates (at least one a key) are over a cap of 10
     g = parse_spec("ring:8")
     monkeypatch.setenv("HOPBENCH_MAX_SIM_ROUTING_KEYS", "63")
-    with pytest.raises(HopbenchError, match="table keys is .*above the cap of 63 .*HOPBENCH_MAX_SIM_ROUTING_KEYS") as e:
+    with pytest.raises(HopbenchError, match="table-key count of .* is .*above the cap of 63 .*HOPBENCH_MAX_SIM_ROUTING_KEYS") as e:
         build_routing(routing, g, num_vcs=4)
     assert "\n" not in str(e.value)
     monkeypatch.setenv("HOPBENCH_MAX_SIM_ROUTING_KEYS", "1000")
     monkeypatch.setenv("HOPBENCH_MAX_SIM_ROUTING_CANDIDATES", "10")
-    with pytest.raises(HopbenchError, match="candidate next hops is .*HOPBENCH_MAX_SIM_ROUTING_CANDIDATES"):
+    with pytest.raises(HopbenchError, match="candidate next-hop count of .* is .*HOPBENCH_MAX_SIM_ROUTING_CANDIDATES"):
         build_routing(routing, g, num_vcs=4)
     monkeypatch.delenv("HOPBENCH_MAX_SIM_ROUTING_CANDIDATES")
     assert build_routing(routing, g, num_vcs=4).n == 8  # within both caps it builds
