@@ -116,7 +116,7 @@ def _param_sets(name: str, overrides: dict[str, list[str]]) -> list[tuple[dict[s
             continue
         chosen = {k: solver.config[k] for k in keys}
         reading = solver.reading()  # a published reading is named on boards: "paper: distances=base,order=..."
-        out.append((dict(solver.config), f"{reading}: {params_tag(chosen)}" if reading else params_tag(chosen)))
+        out.append((solver.recorded_config(), f"{reading}: {params_tag(chosen)}" if reading else params_tag(chosen)))
     return out
 
 

@@ -582,9 +582,9 @@ def _objective_factory(cfg: TuneConfig, stop: StopRequest | None = None, progres
                 for seed in cfg.seeds:
                     tell("run", {"trial": trial.number, "instance": len(gaps) + 1, "instances": len(instances),
                                  "seed": seed, "id": inst.id})
-                    cell = make_cell(suite=suite.name, instance=inst, solver=cfg.solver, params=solver.config,
-                                     seed=seed, time_limit=limit, evaluations=suite.evaluations, params_tag=tag,
-                                     threads=threads)
+                    cell = make_cell(suite=suite.name, instance=inst, solver=cfg.solver,
+                                     params=solver.recorded_config(), seed=seed, time_limit=limit,
+                                     evaluations=suite.evaluations, params_tag=tag, threads=threads)
                     cell["key"] += f"|study={trial.study.study_name}|trial={trial.number}"
                     result = recheck(cell, run_isolated(cell), problems)  # re-verified before it counts
                     try:

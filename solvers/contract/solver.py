@@ -34,6 +34,9 @@ class Param:
     ``tunable=False`` keeps it out of the search space.  ``kind`` is the value type (taken from the default when not
     given: bool, int, float or str).  ``loop=True`` marks a count of iterations (generations, moves, steps, samples)
     that bounds a run with no time limit: such a run refuses a value above :data:`hopbench.harness.caps.LOOP_COUNT`.
+    ``recorded_at_default=False`` leaves the parameter out of a cell's recorded params (which make its key) while it
+    holds its default: for a parameter added to a solver with published runs, whose default keeps the solver as it
+    was, so that those runs' cells keep their identity (see :meth:`Solver.recorded_config`).
     """
 
     default: Any
@@ -48,6 +51,7 @@ class Param:
     maximum: float | None = None
     also: tuple = ()
     loop: bool = False
+    recorded_at_default: bool = True
 
     @property
     def type(self) -> type:
@@ -140,6 +144,12 @@ class Solver(ABC):
         self.config: dict[str, Any] = {k: p.default for k, p in self.params.items()}
         for key, value in values.items():
             self.config[key] = self.params[key].coerce(key, value)
+
+    def recorded_config(self) -> dict[str, Any]:
+        """The configuration a cell records and is keyed by: every parameter, except one declared
+        ``recorded_at_default=False`` that holds its default."""
+        return {k: v for k, v in self.config.items()
+                if self.params[k].recorded_at_default or v != self.params[k].default}
 
     @classmethod
     def search_space(cls) -> dict[str, Param]:

@@ -108,10 +108,20 @@ class Space:
         declined, why = symmetry_declined(problem, g)
         if declined:
             raise HopbenchError(f"{solver.name}: {why}")
-        return cls(problem, g, float(cfg["far_weight"]), float(cfg["shift_share"]))
+        start = None
+        path = str(cfg.get("start", "")).strip()
+        if path:
+            from hopbench.solvers.grid.start import check_order, read_start
 
-    def __init__(self, problem: GridProblem, g: int, far_weight: float, shift_share: float) -> None:
+            start = read_start(path, problem)
+            check_order(start, g, lambda k: rotations(problem.width, problem.height, k), path)
+        return cls(problem, g, float(cfg["far_weight"]), float(cfg["shift_share"]), start)
+
+    def __init__(self, problem: GridProblem, g: int, far_weight: float, shift_share: float,
+                 start: np.ndarray | None = None) -> None:
         self.problem, self.g, self.far_weight, self.shift_share = problem, g, far_weight, shift_share
+        #: the edges every walker starts from (the ``start`` parameter), else None: a random graph each
+        self.start = start
         n = problem.n
         self.cap, self.length = int(problem.degree), int(problem.length)
         rot = rotations(problem.width, problem.height, g)
@@ -128,9 +138,18 @@ class Space:
         self.bound_d = int(lb_d) if math.isfinite(lb_d) else n
         self.pairs = n * (n - 1)
 
+    def start_extra(self) -> dict[str, str]:
+        """What a result records of its start graph: the SHA-256 of its sorted edges (none for a random start)."""
+        if self.start is None:
+            return {}
+        from hopbench.solvers.grid.start import fingerprint
+
+        return {"start_sha256": fingerprint(self.start)}
+
 
 class Walker:
-    """One graph under search: a random start of short edges, its kernel state and its best graph."""
+    """One graph under search (the space's start graph, else a random one of short edges, with every free port
+    that can be filled filled), its kernel state and its best graph."""
 
     def __init__(self, space: Space, rng: np.random.Generator) -> None:
         from hopbench.solvers.grid import _kernel as K
@@ -143,6 +162,11 @@ class Walker:
         self.order = np.arange(n, dtype=np.int64)
         scratch = (np.empty((2, 2), np.int64), np.empty((2, 2), np.int64), np.empty((K.MAXE, 2), np.int64),
                    np.empty((K.MAXE, 2), np.int64), np.zeros(n, np.int64), np.zeros(2, np.int64))
+        if space.start is not None:
+            for u, v in space.start.tolist():
+                self.nbr[u, self.deg[u]], self.nbr[v, self.deg[v]] = v, u
+                self.deg[u] += 1
+                self.deg[v] += 1
         K.fill(self.state, self.nbr, self.deg, *space.moves, self.order, *scratch)
         self.A = np.empty((n, space.words), np.uint64)
         self.B = np.empty((n, space.words), np.uint64)

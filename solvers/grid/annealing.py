@@ -48,6 +48,9 @@ class GridAnnealing(GridSolver):
                              low=0.0, high=0.5, minimum=0.0, maximum=1.0),
         "moves": Param(200_000, "evaluations of a run with neither a time limit nor an evaluation budget",
                        tunable=False, minimum=1, loop=True),
+        "start": Param("", "search from this graph instead of a random one: a hopbench.grid/1 result document "
+                           "or a competition edge file of the same grid, invariant under the run's symmetry "
+                           "(empty: a random graph)", tunable=False, recorded_at_default=False),
     }
 
     def solve(self, problem: GridProblem, *, seed: int, budget: Budget, report: Reporter) -> GridSolution:
@@ -114,7 +117,7 @@ class GridAnnealing(GridSolver):
             rate = done / spent if spent > 0 else done * 100.0
             chunk = int(max(1, min(rate * TIME_SLICE, rate * report.remaining_time() + 1, 1_000_000)))
         extra = {"symmetry": space.g, "moves": int(iv[K.I_TRIED]), "accepted": int(iv[K.I_ACCEPTED]),
-                 "improvements": int(iv[K.I_IMPROVED]), "start_temperature": round(t_start, 6)}
+                 "improvements": int(iv[K.I_IMPROVED]), "start_temperature": round(t_start, 6), **space.start_extra()}
         return GridSolution(space.problem, edges_of(walker.best_nbr, walker.best_deg), extra=extra)
 
 def _schedule_clock(budget: Budget, report: Reporter, moves: int) -> tuple[str, float]:

@@ -56,6 +56,7 @@ class GridTempering(GridSolver):
                        minimum=1, maximum=1_000_000),
         "moves": Param(2_000_000, "evaluations of a run with neither a time limit nor an evaluation budget",
                        tunable=False, minimum=1, loop=True),
+        "start": GridAnnealing.params["start"],
     }
 
     def solve(self, problem: GridProblem, *, seed: int, budget: Budget, report: Reporter) -> GridSolution:
@@ -118,7 +119,7 @@ class GridTempering(GridSolver):
                  "temperatures": [round(float(t), 6) for t in temps],
                  "swap_rates": [round(float(s / t), 4) if t else 0.0 for s, t in zip(swaps, tries)],
                  "moves": int(sum(w.ivars[K.I_TRIED] for w in walkers)),
-                 "accepted": int(sum(w.ivars[K.I_ACCEPTED] for w in walkers))}
+                 "accepted": int(sum(w.ivars[K.I_ACCEPTED] for w in walkers)), **space.start_extra()}
         return GridSolution(problem, edges_of(winner.best_nbr, winner.best_deg), extra=extra)
 
 
