@@ -118,3 +118,16 @@ def test_a_run_without_a_start_records_the_parameters_it_always_did(name):
     assert "start" not in solvers.create(name).recorded_config()
     assert solvers.create(name, start="g.edges").recorded_config()["start"] == "g.edges"
 
+
+
+def test_the_kept_long_run_graph_is_what_it_says_and_a_run_goes_on_from_it():
+    from tests.harness.problems.grid.test_problem import networkx_metrics
+
+    kept = Path(__file__).resolve().parents[3] / "docs" / "results" / "grid_10x10-d8-r4.grid-tempering.s11.7200s.json"
+    doc = json.loads(kept.read_text())
+    p = GridProblem(10, 10, 8, 4)
+    edges = np.array(doc["edges"])
+    diameter, aspl = networkx_metrics(p, edges)  # an independent check: lengths, degrees, distances
+    assert diameter == 5 and round(aspl * 4950) == 12_016 and doc["metrics"]["aspl"] == pytest.approx(aspl, abs=1e-12)
+    assert kept_order(edges, rotations(10, 10, 4))
+    assert _run("grid-tempering", p, evaluations=2000, start=str(kept)).evaluate().total_distance <= 12_016
