@@ -50,18 +50,22 @@ def read_json(path: str | Path) -> dict[str, Any]:
     decompression, UTF-8) and :func:`hopbench.harness.inputs.check_nesting` before the parser sees it.
     """
     p = Path(path)
-    text = inputs.read_text(p, "file")
-    inputs.check_nesting(text, str(p))
+    return parse_json(inputs.read_text(p, "file"), str(p))
+
+
+def parse_json(text: str, where: str) -> dict[str, Any]:
+    """The JSON object in ``text`` (read from ``where``, which errors name), nesting checked before parsing."""
+    inputs.check_nesting(text, where)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise HopbenchError(f"{p} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise HopbenchError(f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except RecursionError:  # check_nesting counts brackets; this is the fallback should the parser still recurse
-        raise HopbenchError(f"{p} nests too deeply to be read; flatten the document") from None
+        raise HopbenchError(f"{where} nests too deeply to be read; flatten the document") from None
     except ValueError as exc:  # e.g. an integer of thousands of digits
-        raise HopbenchError(f"{p} is not valid JSON ({str(exc).split(';')[0]})") from None
+        raise HopbenchError(f"{where} is not valid JSON ({str(exc).split(';')[0]})") from None
     if not isinstance(doc, dict):
-        raise HopbenchError(f"{p} must hold a JSON object with a \"format\" field, got {type(doc).__name__}")
+        raise HopbenchError(f"{where} must hold a JSON object with a \"format\" field, got {type(doc).__name__}")
     return doc
 
 

@@ -21,14 +21,14 @@ _TURNS = {2: "half turns", 4: "quarter turns"}
 def read_start(path: str, problem: GridProblem) -> np.ndarray:
     """The ``(m, 2)`` edges of the graph in ``path``, valid for ``problem``; a one-line error otherwise."""
     from hopbench.harness import inputs
-    from hopbench.harness.documents import read_json
+    from hopbench.harness.documents import parse_json
     from hopbench.harness.problems.grid.competition import read_edges
     from hopbench.harness.problems.grid.document import solution_from_dict
 
     where = f"start graph {path!r}"
     text = inputs.read_text(path, "start graph")
     if text.lstrip().startswith("{"):
-        solution, _ = solution_from_dict(read_json(path))
+        solution, _ = solution_from_dict(parse_json(text, path))  # the text read above: no second read
         theirs = solution.problem
         if (theirs.width, theirs.height, theirs.degree, theirs.length) != \
                 (problem.width, problem.height, problem.degree, problem.length):
