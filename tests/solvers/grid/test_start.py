@@ -120,14 +120,28 @@ def test_a_run_without_a_start_records_the_parameters_it_always_did(name):
 
 
 
-def test_the_kept_long_run_graph_is_what_it_says_and_a_run_goes_on_from_it():
+RESULTS = Path(__file__).resolve().parents[3] / "docs" / "results"
+KEPT = {  # file in docs/results -> (width, height, degree, length, diameter, total distance)
+    "grid_10x10-d8-r4.grid-tempering.s11.7200s.json": (10, 10, 8, 4, 5, 12_016),
+    "grid_10x10-d6-r3.grid-tempering.s9.720s.json": (10, 10, 6, 3, 6, 14_372),
+}
+
+
+def test_every_kept_result_is_checked():
+    assert sorted(path.name for path in RESULTS.glob("*.json")) == sorted(KEPT)
+
+
+@pytest.mark.parametrize("file_name", sorted(KEPT))
+def test_a_kept_long_run_graph_is_what_it_says_and_a_run_goes_on_from_it(file_name):
     from tests.harness.problems.grid.test_problem import networkx_metrics
 
-    kept = Path(__file__).resolve().parents[3] / "docs" / "results" / "grid_10x10-d8-r4.grid-tempering.s11.7200s.json"
+    width, height, degree, length, want_diameter, want_total = KEPT[file_name]
+    kept = RESULTS / file_name
     doc = json.loads(kept.read_text())
-    p = GridProblem(10, 10, 8, 4)
+    p = GridProblem(width, height, degree, length)
     edges = np.array(doc["edges"])
     diameter, aspl = networkx_metrics(p, edges)  # an independent check: lengths, degrees, distances
-    assert diameter == 5 and round(aspl * 4950) == 12_016 and doc["metrics"]["aspl"] == pytest.approx(aspl, abs=1e-12)
-    assert kept_order(edges, rotations(10, 10, 4))
-    assert _run("grid-tempering", p, evaluations=2000, start=str(kept)).evaluate().total_distance <= 12_016
+    assert diameter == want_diameter and round(aspl * p.n * (p.n - 1) / 2) == want_total
+    assert doc["metrics"]["aspl"] == pytest.approx(aspl, abs=1e-12)
+    assert kept_order(edges, rotations(width, height, 4))
+    assert _run("grid-tempering", p, evaluations=2000, start=str(kept)).evaluate().total_distance <= want_total
