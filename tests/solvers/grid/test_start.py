@@ -119,7 +119,6 @@ def test_a_run_without_a_start_records_the_parameters_it_always_did(name):
     assert solvers.create(name, start="g.edges").recorded_config()["start"] == "g.edges"
 
 
-
 RESULTS = Path(__file__).resolve().parents[3] / "docs" / "results"
 KEPT = {  # file in docs/results -> (width, height, degree, length, diameter, total distance)
     "grid_10x10-d8-r4.grid-tempering.s11.7200s.json": (10, 10, 8, 4, 5, 12_016),
