@@ -7,7 +7,9 @@ removes whole orbits and adds whole orbits (:func:`change`), so the graph stays 
 keep Manhattan distances, so an orbit of an edge within the cable length lies within it.
 
 **Moves.** A 2-opt swap ``(a, b), (c, e) -> (a, c), (b, e)`` with c drawn among the cells within the
-cable length of a (so the edge (a, c) is short by construction and only (b, e) needs the check); and,
+cable length of a (so the edge (a, c) is short by construction and only (b, e) needs the check); under
+a rotation, in a share ``turn_share`` of the swaps, a turned swap ``(a, b), (c, e) -> (a, c), (b, R^k e)``
+(R^k e in e's orbit, so every degree is kept), which changes the orbits in a way no plain swap does; and,
 while some ports are free, a shift ``(a, b) -> (a, c)`` that moves an edge's end to a cell with a free
 port.  :func:`change` checks everything from scratch on the expanded orbits (loops, lengths, repeats,
 degrees), so degenerate orbits (an edge turned onto itself) need no special case.
@@ -292,8 +294,8 @@ def measure(nbr, deg, reps, weight, centre, dstar, lam, e_max, A, B, dist, queue
 
 
 @nb.njit(cache=True)
-def propose(state, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, shift_share, free_ports, rem, add, R, A,
-            delta, counts, tries):
+def propose(state, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, shift_share, turn_share, free_ports, rem, add,
+            R, A, delta, counts, tries):
     """Draw and apply one valid move (up to ``tries`` draws); False when none was found."""
     n = nbr.shape[0]
     for _ in range(tries):
@@ -318,9 +320,14 @@ def propose(state, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, shift_sha
         if deg[c] == 0:
             continue
         e = nbr[c, rand_int(state, deg[c])]
-        if e == a or e == b:
+        # a turned 2-opt joins b to a turned copy of e (same orbit, so every degree is kept): under a
+        # rotation these changes are not 2-opt swaps of the orbits, and one swap cannot reach them
+        f = e
+        if g > 1 and turn_share > 0 and rand_unit(state) < turn_share:
+            f = rot[1 + rand_int(state, g - 1), e]
+        if e == a or e == b or f == a or f == b:
             continue
-        if abs(cx[b] - cx[e]) + abs(cy[b] - cy[e]) > length:
+        if abs(cx[b] - cx[f]) + abs(cy[b] - cy[f]) > length:
             continue
         rem[0, 0] = a
         rem[0, 1] = b
@@ -329,7 +336,7 @@ def propose(state, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, shift_sha
         add[0, 0] = a
         add[0, 1] = c
         add[1, 0] = b
-        add[1, 1] = e
+        add[1, 1] = f
         if change(nbr, deg, cap, rot, g, cx, cy, length, rem, 2, add, 2, R, A, delta, counts):
             return True
     return False
@@ -347,7 +354,7 @@ def _better(d1, s1, u1, d2, s2, u2):
 
 @nb.njit(cache=True)
 def run(state, evals, nbr, deg, best_nbr, best_deg, cap, rot, g, cx, cy, length, near, nnear, reps, weight, centre,
-        shift_share, order, A, B, dist, queue, ivars, fvars):
+        shift_share, turn_share, order, A, B, dist, queue, ivars, fvars):
     """Up to ``evals`` evaluated moves; returns the evaluations made.
 
     Metropolis on E with ``dstar`` = ``ivars[I_DSTAR]``; a move is measured only as far as its
@@ -379,8 +386,8 @@ def run(state, evals, nbr, deg, best_nbr, best_deg, cap, rot, g, cx, cy, length,
         free_ports = cap * n
         for v in range(n):
             free_ports -= deg[v]
-        if not propose(state, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, shift_share, free_ports, rem, add,
-                       R, A2, delta, counts, 64):
+        if not propose(state, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, shift_share, turn_share, free_ports,
+                       rem, add, R, A2, delta, counts, 64):
             done += 1  # nothing movable: count the attempt so the run ends
             ivars[I_TRIED] += 1
             continue
@@ -422,7 +429,7 @@ def run(state, evals, nbr, deg, best_nbr, best_deg, cap, rot, g, cx, cy, length,
 
 @nb.njit(cache=True)
 def sample_rises(state, count, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, reps, weight, centre, shift_share,
-                 A, B, dist, queue, ivars, fvars, rises):
+                 turn_share, A, B, dist, queue, ivars, fvars, rises):
     """Measure ``count`` random moves from the current graph (each undone); ``rises[:k]`` = the energy
     increases seen; returns k (the solver sets its starting temperature from them)."""
     n = nbr.shape[0]
@@ -438,8 +445,8 @@ def sample_rises(state, count, nbr, deg, cap, rot, g, cx, cy, length, near, nnea
         free_ports -= deg[v]
     k = 0
     for _ in range(count):
-        if not propose(state, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, shift_share, free_ports, rem, add,
-                       R, A2, delta, counts, 64):
+        if not propose(state, nbr, deg, cap, rot, g, cx, cy, length, near, nnear, shift_share, turn_share, free_ports,
+                       rem, add, R, A2, delta, counts, 64):
             continue
         if measure(nbr, deg, reps, weight, centre, ivars[I_DSTAR], fvars[F_LAM], np.inf, A, B, dist, queue, out):
             if out[0] > fvars[F_E]:

@@ -101,8 +101,8 @@ class Space:
 
     @classmethod
     def of(cls, solver: Any, problem: GridProblem) -> "Space":
-        """The space of a grid solver's run: its ``symmetry`` (0 = :func:`auto_symmetry`), ``far_weight`` and
-        ``shift_share``."""
+        """The space of a grid solver's run: its ``symmetry`` (0 = :func:`auto_symmetry`), ``far_weight``,
+        ``shift_share`` and ``turn_share``."""
         cfg = solver.config
         g = int(cfg["symmetry"]) or auto_symmetry(problem)
         declined, why = symmetry_declined(problem, g)
@@ -115,11 +115,14 @@ class Space:
 
             start = read_start(path, problem)
             check_order(start, g, lambda k: rotations(problem.width, problem.height, k), path)
-        return cls(problem, g, float(cfg["far_weight"]), float(cfg["shift_share"]), start)
+        return cls(problem, g, float(cfg["far_weight"]), float(cfg["shift_share"]), start,
+                   float(cfg.get("turn_share", 0.0)))
 
     def __init__(self, problem: GridProblem, g: int, far_weight: float, shift_share: float,
-                 start: np.ndarray | None = None) -> None:
+                 start: np.ndarray | None = None, turn_share: float = 0.0) -> None:
         self.problem, self.g, self.far_weight, self.shift_share = problem, g, far_weight, shift_share
+        #: share of 2-opt moves that join the second pair through a turned copy (only under a rotation)
+        self.turn_share = turn_share
         #: the edges every walker starts from (the ``start`` parameter), else None: a random graph each
         self.start = start
         n = problem.n
@@ -202,7 +205,7 @@ class Walker:
         """``moves`` evaluated moves at the kernel's temperature; returns the evaluations made."""
         s = self.space
         return int(self.kernel.run(self.state, moves, self.nbr, self.deg, self.best_nbr, self.best_deg, *s.moves,
-                                   *s.measuring, s.shift_share, self.order, self.A, self.B, self.dist, self.queue,
+                                   *s.measuring, s.shift_share, s.turn_share, self.order, self.A, self.B, self.dist, self.queue,
                                    self.ivars, self.fvars))
 
     def best_key(self) -> tuple[int, int, float]:

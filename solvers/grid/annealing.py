@@ -3,7 +3,8 @@
 From a random graph of short edges (every port filled where a cell within the cable length has one
 free), it anneals with 2-opt swaps that keep every edge within the cable length (and, while ports are
 free, shifts of an edge's end), optionally invariant under a rotation of the grid of order 2 or 4 as
-ODP's grid programs offer (``symmetry``).  Energy, moves and evaluation: :mod:`hopbench.solvers.grid._kernel`.
+ODP's grid programs offer (``symmetry``; with it, ``turn_share`` of the swaps join the second pair through a
+turned copy of its end).  Energy, moves and evaluation: :mod:`hopbench.solvers.grid._kernel`.
 
 The schedule runs on the run's clock: evaluations when the budget counts them (so a seed and an
 evaluation budget fix the result), else time, else ``moves``.  The temperature falls geometrically
@@ -46,6 +47,9 @@ class GridAnnealing(GridSolver):
                        low=0.01, high=3.0, log=True, minimum=0.0),
         "shift_share": Param(0.2, "share of moves that shift an edge's end to a free port, while ports are free",
                              low=0.0, high=0.5, minimum=0.0, maximum=1.0),
+        "turn_share": Param(0.0, "share of 2-opt swaps that join the second pair through a turned copy of its end "
+                                 "(a change of the rotation's orbits that no plain swap makes; only with a symmetry)",
+                            low=0.0, high=0.8, minimum=0.0, maximum=1.0, recorded_at_default=False),
         "moves": Param(200_000, "evaluations of a run with neither a time limit nor an evaluation budget",
                        tunable=False, minimum=1, loop=True),
         "start": Param("", "search from this graph instead of a random one: a hopbench.grid/1 result document "
@@ -83,7 +87,7 @@ class GridAnnealing(GridSolver):
             calib = min(calib, int(0.05 * report.remaining_time() / per_eval))
         rises = np.zeros(max(calib, 1), np.float64)
         k = K.sample_rises(walker.state, calib, walker.nbr, walker.deg, *space.moves, *space.measuring,
-                           space.shift_share, walker.A, walker.B, walker.dist, walker.queue, iv, fv,
+                           space.shift_share, space.turn_share, walker.A, walker.B, walker.dist, walker.queue, iv, fv,
                            rises) if calib else 0
         report.count(calib)
         t_end = float(cfg["temp1"])

@@ -47,6 +47,7 @@ class GridTempering(GridSolver):
         "symmetry": GridAnnealing.params["symmetry"],
         "far_weight": GridAnnealing.params["far_weight"],
         "shift_share": GridAnnealing.params["shift_share"],
+        "turn_share": GridAnnealing.params["turn_share"],
         "replicas": Param(8, "walkers, one per temperature", low=2, high=16, minimum=2, maximum=64),
         "temp_low": Param(3.0, "the coldest temperature (energy units: one ordered pair one hop longer is 1)",
                           low=0.5, high=10.0, log=True, minimum=1e-6, maximum=1e9),

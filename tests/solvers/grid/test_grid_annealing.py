@@ -47,10 +47,10 @@ def test_cells_near_are_exactly_the_cells_within_the_length():
         assert got == want
 
 
-@pytest.mark.parametrize("g", [1, 2, 4])
-def test_solutions_are_valid_and_measured_exactly_under_every_symmetry(g):
+@pytest.mark.parametrize("g, turn_share", [(1, 0.0), (2, 0.0), (4, 0.0), (2, 0.5), (4, 0.5)])
+def test_solutions_are_valid_and_measured_exactly_under_every_symmetry(g, turn_share):
     p = GridProblem(6, 6, 4, 2)
-    sol = _run(p, symmetry=g)
+    sol = _run(p, symmetry=g, turn_share=turn_share)
     ev = sol.evaluate()  # validates: lengths, degrees, repeats
     assert ev.diameter < float("inf")
     assert networkx_metrics(p, sol.edges) == pytest.approx((ev.diameter, ev.aspl), abs=1e-12)
@@ -97,3 +97,66 @@ def test_the_five_by_five_instance_reaches_the_odp_sample():
     sol = _run(GridProblem(5, 5, 4, 2), symmetry=1, evaluations=300_000)
     ev = sol.evaluate()
     assert ev.diameter == 4 and ev.total_distance <= 680
+
+
+def _table(edges, n, cap):
+    nbr = np.full((n, cap), -1, np.int64)
+    deg = np.zeros(n, np.int64)
+    for u, v in edges:
+        nbr[u, deg[u]], nbr[v, deg[v]] = v, u
+        deg[u] += 1
+        deg[v] += 1
+    return nbr, deg
+
+
+def _table_edges(nbr, deg):
+    return {tuple(sorted((u, int(v)))) for u in range(nbr.shape[0]) for v in nbr[u, :deg[u]]}
+
+
+def _plain_swaps(edges, rot, p):
+    """Every edge set one plain 2-opt swap of two orbits (each edge within the length) makes from ``edges``."""
+    orbit = {e: frozenset(tuple(sorted((int(r[e[0]]), int(r[e[1]])))) for r in rot) for e in edges}
+    reach = set()
+    for (a, b) in edges:
+        for (c, e) in edges:
+            for c2, e2 in ((c, e), (e, c)):
+                new = [tuple(sorted(x)) for x in ((a, c2), (b, e2))]
+                if len({a, b, c2, e2}) < 4 or any(x in edges for x in new):
+                    continue
+                if p.edge_lengths(np.array(new)).max() > p.length:
+                    continue
+                added = {tuple(sorted((int(r[x[0]]), int(r[x[1]])))) for x in new for r in rot}
+                reach.add(frozenset((edges - orbit[(a, b)] - orbit[tuple(sorted((c, e)))]) | added))
+    return reach
+
+
+def test_a_turned_swap_keeps_the_symmetry_and_degrees_and_reaches_what_no_plain_swap_does():
+    p = GridProblem(6, 6, 4, 2)
+    sol = _run(p, symmetry=4, evaluations=2000)
+    g, n, cap = 4, p.n, 4
+    rot = rotations(6, 6, g)
+    near, nnear = cells_near(p)
+    cx, cy = np.divmod(np.arange(n, dtype=np.int64), 6)
+    edges = _edge_set(sol.edges)
+    nbr, deg = _table(sorted(edges), n, cap)
+    plain = _plain_swaps(edges, rot, p)
+    state = np.array([12345], np.uint64)
+    rem, add = np.empty((2, 2), np.int64), np.empty((2, 2), np.int64)
+    R, A = np.empty((K.MAXE, 2), np.int64), np.empty((K.MAXE, 2), np.int64)
+    delta, counts = np.zeros(n, np.int64), np.zeros(2, np.int64)
+    made = beyond = 0
+    for _ in range(400):
+        if not K.propose(state, nbr, deg, cap, rot, g, cx, cy, 2, near, nnear, 0.0, 1.0, 0, rem, add, R, A, delta,
+                         counts, 64):
+            continue  # on a small grid most turned copies are beyond the length
+        made += 1
+        after = _table_edges(nbr, deg)
+        assert np.array_equal(np.bincount(np.array(sorted(after)).ravel(), minlength=n),
+                              np.bincount(np.array(sorted(edges)).ravel(), minlength=n))  # every degree kept
+        assert {tuple(sorted((int(rot[1][u]), int(rot[1][v])))) for u, v in after} == after  # still invariant
+        assert p.edge_lengths(np.array(sorted(after))).max() <= 2
+        assert add[1, 1] != rem[1, 1] and add[1, 1] in rot[:, rem[1, 1]]  # b joined a turned copy of e
+        beyond += frozenset(after) not in plain
+        K.undo(nbr, deg, R, A, counts)
+        assert _table_edges(nbr, deg) == edges
+    assert made >= 20 and beyond >= made // 2

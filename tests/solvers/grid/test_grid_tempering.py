@@ -25,10 +25,10 @@ def _edge_set(edges):
     return {tuple(sorted(e)) for e in np.asarray(edges).tolist()}
 
 
-@pytest.mark.parametrize("g", [1, 4])
-def test_valid_graphs_from_walkers_that_swap(g):
+@pytest.mark.parametrize("g, turn_share", [(1, 0.0), (4, 0.0), (4, 0.4)])
+def test_valid_graphs_from_walkers_that_swap(g, turn_share):
     p = GridProblem(6, 6, 4, 2)
-    sol = _run("grid-tempering", p, symmetry=g, replicas=4, sweep=200, evaluations=8000)
+    sol = _run("grid-tempering", p, symmetry=g, replicas=4, sweep=200, evaluations=8000, turn_share=turn_share)
     ev = sol.evaluate()  # validates: lengths, degrees, repeats
     assert networkx_metrics(p, sol.edges) == pytest.approx((ev.diameter, ev.aspl), abs=1e-12)
     if g > 1:
