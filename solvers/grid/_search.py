@@ -205,8 +205,8 @@ class Walker:
         """``moves`` evaluated moves at the kernel's temperature; returns the evaluations made."""
         s = self.space
         return int(self.kernel.run(self.state, moves, self.nbr, self.deg, self.best_nbr, self.best_deg, *s.moves,
-                                   *s.measuring, s.shift_share, s.turn_share, self.order, self.A, self.B, self.dist, self.queue,
-                                   self.ivars, self.fvars))
+                                   *s.measuring, s.shift_share, s.turn_share, self.order, self.A, self.B, self.dist,
+                                   self.queue, self.ivars, self.fvars))
 
     def best_key(self) -> tuple[int, int, float]:
         """(unreached pairs, diameter, sum) of the best graph: lower is better."""

@@ -123,6 +123,7 @@ RESULTS = Path(__file__).resolve().parents[3] / "docs" / "results"
 KEPT = {  # file in docs/results -> (width, height, degree, length, diameter, total distance)
     "grid_10x10-d8-r4.grid-tempering.s11.7200s.json": (10, 10, 8, 4, 5, 12_016),
     "grid_10x10-d6-r3.grid-tempering.s9.720s.json": (10, 10, 6, 3, 6, 14_372),
+    "grid_10x10-d8-r4.grid-tempering.s201.turn.4500s.json": (10, 10, 8, 4, 5, 12_012),
 }
 
 
