@@ -124,7 +124,20 @@ KEPT = {  # file in docs/results -> (width, height, degree, length, diameter, to
     "grid_10x10-d8-r4.grid-tempering.s11.7200s.json": (10, 10, 8, 4, 5, 12_016),
     "grid_10x10-d6-r3.grid-tempering.s9.720s.json": (10, 10, 6, 3, 6, 14_372),
     "grid_10x10-d8-r4.grid-tempering.s201.turn.4500s.json": (10, 10, 8, 4, 5, 12_012),
+    "grid_10x10-d8-r4.grid-tempering.s202.turn.4500s.json": (10, 10, 8, 4, 5, 12_012),
+    "grid_10x10-d8-r4.grid-tempering.s204.turn.1200s.json": (10, 10, 8, 4, 5, 12_010),
 }
+
+
+def test_the_kept_run_that_meets_odps_sample_went_on_from_the_kept_graph_it_names():
+    # 12,016 (s11) -> 12,012 (s202, start=s11) -> 12,010 (s204, start=s202): each start is a kept file
+    from hopbench.solvers.grid.start import fingerprint
+
+    kept = "grid_10x10-d8-r4.grid-tempering.{}.json".format
+    chain = [(kept("s202.turn.4500s"), kept("s11.7200s")), (kept("s204.turn.1200s"), kept("s202.turn.4500s"))]
+    for result, start in chain:
+        want = fingerprint(np.array(json.loads((RESULTS / start).read_text())["edges"]))
+        assert json.loads((RESULTS / result).read_text())["extra"]["start_sha256"] == want
 
 
 def test_every_kept_result_is_checked():
