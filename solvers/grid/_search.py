@@ -116,7 +116,7 @@ class Space:
             start = read_start(path, problem)
             check_order(start, g, lambda k: rotations(problem.width, problem.height, k), path)
         return cls(problem, g, float(cfg["far_weight"]), float(cfg["shift_share"]), start,
-                   float(cfg.get("turn_share", 0.0)))
+                   float(cfg["turn_share"]))
 
     def __init__(self, problem: GridProblem, g: int, far_weight: float, shift_share: float,
                  start: np.ndarray | None = None, turn_share: float = 0.0) -> None:

@@ -23,6 +23,20 @@ def _edge_set(edges):
     return {tuple(sorted(e)) for e in np.asarray(edges).tolist()}
 
 
+def _table(edges, n, cap):
+    nbr = np.full((n, cap), -1, np.int64)
+    deg = np.zeros(n, np.int64)
+    for u, v in edges:
+        nbr[u, deg[u]], nbr[v, deg[v]] = v, u
+        deg[u] += 1
+        deg[v] += 1
+    return nbr, deg
+
+
+def _table_edges(nbr, deg):
+    return {tuple(sorted((u, int(v)))) for u in range(nbr.shape[0]) for v in nbr[u, :deg[u]]}
+
+
 @pytest.mark.parametrize("g", [2, 4])
 def test_rotations_have_the_order_asked_and_keep_manhattan_lengths(g):
     rot = rotations(5, 5, g)
@@ -76,12 +90,7 @@ def test_the_kernel_energy_is_the_sum_of_distances_over_ordered_pairs():
     n = p.n
     rot = rotations(5, 5, 4)
     reps, centre = representatives(rot)
-    nbr = np.full((n, 4), -1, np.int64)
-    deg = np.zeros(n, np.int64)
-    for u, v in sol.edges.tolist():
-        nbr[u, deg[u]], nbr[v, deg[v]] = v, u
-        deg[u] += 1
-        deg[v] += 1
+    nbr, deg = _table(sol.edges.tolist(), n, 4)
     out = np.zeros(4)
     A, B = np.empty((n, 1), np.uint64), np.empty((n, 1), np.uint64)
     assert K.measure(nbr, deg, reps, 4.0, centre, 100, 0.0, np.inf, A, B, np.empty(n, np.int64), np.empty(n, np.int64),
@@ -97,20 +106,6 @@ def test_the_five_by_five_instance_reaches_the_odp_sample():
     sol = _run(GridProblem(5, 5, 4, 2), symmetry=1, evaluations=300_000)
     ev = sol.evaluate()
     assert ev.diameter == 4 and ev.total_distance <= 680
-
-
-def _table(edges, n, cap):
-    nbr = np.full((n, cap), -1, np.int64)
-    deg = np.zeros(n, np.int64)
-    for u, v in edges:
-        nbr[u, deg[u]], nbr[v, deg[v]] = v, u
-        deg[u] += 1
-        deg[v] += 1
-    return nbr, deg
-
-
-def _table_edges(nbr, deg):
-    return {tuple(sorted((u, int(v)))) for u in range(nbr.shape[0]) for v in nbr[u, :deg[u]]}
 
 
 def _plain_swaps(edges, rot, p):
