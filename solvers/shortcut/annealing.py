@@ -537,16 +537,16 @@ class Annealing(Solver):
             # (an over-built start has been annealed already)
             t0 = t1
         if t0 <= 0.0:
+            # one move per call: the run stops at the very move that meets the lower bound, so a seed
+            # gives the same run on an idle and a busy machine (clock-sized calls ran on past it by as
+            # many moves as the clock allowed); a hundred calls cost under a millisecond more
             left = min(CALIBRATION_MOVES, allowance())
-            chunk = 1
             while left > 0 and not report.should_stop() and not optimal():
-                began = time.perf_counter()
-                k = state.run(min(chunk, left), 0.0, 0.0, 0.0, 0.0, kernel_rng, calibrate=True)
+                k = state.run(1, 0.0, 0.0, 0.0, 0.0, kernel_rng, calibrate=True)
                 counted(k)
-                left -= min(chunk, left)
+                left -= 1
                 if k == 0:
                     break
-                chunk = _next_chunk(k, time.perf_counter() - began, report)
             t0 = max(float(state.fvars[_golf.G.F_MAXDIFF]) / math.log(2.0), t1)
         t0 = max(t0, t1)
         mode, horizon = _schedule_clock(budget, report, int(cfg["moves"]))
